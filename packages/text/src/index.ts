@@ -1,0 +1,5 @@
+export { type FileText, type LineEndings, fileText, hasBom } from './file-text.ts';
+export { type TextView, textNotes } from './notes.ts';
+export { numberedLine } from './numbered-line.ts';
+export { safeCut } from './cut.ts';
+export { jsonLength } from './json-length.ts';
