@@ -5,7 +5,7 @@ export type {
   ContentId,
   DiskPort,
   DiskSide,
-  EffectResult,
+  EffectRefusal,
   Evidence,
   Expectation,
   FileMeta,
@@ -20,5 +20,43 @@ export type {
   StorePort,
   StoredPath,
   TreeEntry,
+  UnlinkResult,
   Walk,
+  WriteResult,
 } from './ports.ts';
+export { type Reconciler, type ReconcilerOptions, createReconciler } from './reconciler.ts';
+export type { Scope } from './context.ts';
+export {
+  type DecideInput,
+  type Decision,
+  type GivenUp,
+  type PathState,
+  type Standing,
+  type Taken,
+  PATH_STATES,
+  decide,
+} from './decide.ts';
+export type { DiskView } from './disk-view.ts';
+export { type Resolution, resolvePending } from './pending.ts';
+export { MAX_REGATHERS, type PassDone, type PassGaveUp, type PassRequest, type PassResult } from './pass.ts';
+export {
+  type PlanOptions,
+  type PushDone,
+  type PushPlan,
+  type PushRequest,
+  type PushResult,
+  type Skipped,
+  planPush,
+} from './push.ts';
+export type { DraftChange, DraftsRecorded } from './drafts.ts';
+export { type ConflictReport, type PathReport, type WayOut, waysOut } from './report.ts';
+export { type ReadFinding, readFinding } from './read-check.ts';
+export { looksBinary } from './binary.ts';
+export {
+  BRANCH_KEPT_CHANGING,
+  conflictDescription,
+  readSentence,
+  skipReason,
+  unverifiedReason,
+  wayOutSentence,
+} from './wording.ts';

@@ -108,14 +108,18 @@ export type Expectation =
   | { readonly kind: 'file'; readonly fingerprint: string }
   | { readonly kind: 'any' };
 
-/** The outcome of a write or an unlink. */
-export type EffectResult =
-  /** Done: for a write, the new file's metadata (its fingerprint becomes the evidence). */
-  | { readonly kind: 'done'; readonly meta: FileMeta | null }
-  /** Not done, because disk no longer matched the expectation; what is there now. */
+/** Why an effect was not done: disk no longer matched, or another problem. Nothing changed on disk. */
+export type EffectRefusal =
+  /** Disk no longer matched the expectation; what is there now. */
   | { readonly kind: 'refused'; readonly now: Observation }
-  /** Not done, for another reason (permission, disk full), as a clause. Nothing changed on disk. */
+  /** Another reason (permission, disk full), as a clause. */
   | { readonly kind: 'failed'; readonly reason: string };
+
+/** The outcome of a write: done with the new file's metadata (its fingerprint becomes the evidence), or not done. */
+export type WriteResult = { readonly kind: 'done'; readonly meta: FileMeta } | EffectRefusal;
+
+/** The outcome of an unlink. */
+export type UnlinkResult = { readonly kind: 'done' } | EffectRefusal;
 
 /**
  * One mount's disk. Every method resolves; an expected problem is a value, not a throw.
@@ -151,9 +155,9 @@ export interface DiskPort {
     path: string,
     bytes: Uint8Array,
     options: { readonly mode: number | null; readonly expect: Expectation },
-  ): Promise<EffectResult>;
+  ): Promise<WriteResult>;
   /** Removes the file at `path`, checked at the point of effect like {@link write}. Durable after {@link syncDirectory}. */
-  unlink(path: string, options: { readonly expect: Expectation }): Promise<EffectResult>;
+  unlink(path: string, options: { readonly expect: Expectation }): Promise<UnlinkResult>;
   /**
    * Makes every write and unlink in directory `dir` durable (fsync of the directory, and of
    * each parent a write created, up to the root). A push calls it once per directory it

@@ -1,0 +1,75 @@
+/**
+ * Recording decisions in the store so that a crash at any point loses nothing (SPEC §4.3).
+ * The store may keep any subset of the writes made since its last barrier, so:
+ * an adoption (S changes) is announced as a pending effect behind a barrier, its records
+ * are written and barriered, and only then is the announcement cleared. Writes that do
+ * not move S are safe alone: whatever subset survives, the rule decides the same again.
+ */
+import type { MountContext } from './context.ts';
+import type { PathRecords, StorePort } from './ports.ts';
+
+/** One path's move from `before` to `after` on `branch`. */
+export interface RecordChange {
+  readonly path: string;
+  readonly branch: string;
+  readonly before: PathRecords;
+  readonly after: PathRecords;
+  /** Announce it first (an adoption): S changes, or a path sync settles. */
+  readonly announce: boolean;
+}
+
+/** Plain-JSON equality, blind to key order (records may come back from a store reordered). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** The records differ in anything. */
+export function recordsDiffer(a: PathRecords, b: PathRecords): boolean {
+  return !sameJson(a.tree, b.tree) || !sameJson(a.evidence, b.evidence) || !sameJson(a.mark, b.mark);
+}
+
+/** Writes the records that differ (no barrier). Returns whether it wrote anything. */
+export function writeRecords(store: StorePort, mount: string, change: RecordChange): boolean {
+  const { before, after, branch, path } = change;
+  let wrote = false;
+  if (!sameJson(before.tree, after.tree)) {
+    store.setTree(branch, mount, path, after.tree);
+    wrote = true;
+  }
+  if (!sameJson(before.evidence, after.evidence)) {
+    store.setEvidence(mount, path, after.evidence);
+    wrote = true;
+  }
+  if (!sameJson(before.mark, after.mark)) {
+    store.setMark(branch, mount, path, after.mark);
+    wrote = true;
+  }
+  return wrote;
+}
+
+/**
+ * Records every change durably: announce adoptions, barrier, write, barrier, clear the
+ * announcements, barrier. `extra` runs with the writes (e.g. recording the root).
+ */
+export function recordChanges(ctx: MountContext, changes: readonly RecordChange[], extra?: () => boolean): void {
+  const { store, mount } = ctx;
+  const announced = changes.filter((c) => c.announce);
+  for (const c of announced) {
+    store.setPending(mount, c.path, { kind: 'adopt', branch: c.branch, before: c.before, after: c.after });
+  }
+  if (announced.length > 0) store.barrier();
+  let wrote = extra ? extra() : false;
+  for (const c of changes) wrote = writeRecords(store, mount, c) || wrote;
+  if (wrote) store.barrier();
+  for (const c of announced) store.setPending(mount, c.path, null);
+  if (announced.length > 0) store.barrier();
+}

@@ -1,0 +1,38 @@
+/**
+ * What every pass and push of one mount works with: the ports, the mount's limits, and
+ * the paths this process is pushing right now (a pass leaves their pending effects alone).
+ */
+import type { DiskPort, Hasher, StorePort } from './ports.ts';
+
+/** One store-backed mount, wired to its ports. */
+export interface MountContext {
+  readonly store: StorePort;
+  readonly disk: DiskPort;
+  readonly hash: Hasher;
+  /** The mount's name: the store keys every record by it. */
+  readonly mount: string;
+  readonly readOnly: boolean;
+  /** The most bytes a file may have to be stored as text. */
+  readonly maxFileSize: number;
+  readonly isBinary: (bytes: Uint8Array) => boolean;
+  /** Paths a push in this process has announced and not yet finished. */
+  readonly inFlight: Set<string>;
+}
+
+/** Where a pass or push looks. */
+export type Scope =
+  /** Named paths: each observed even where a walk would pass over it (SPEC §4.4). */
+  | { readonly kind: 'paths'; readonly paths: readonly string[] }
+  /** A directory and everything beneath it (`''`: the whole mount), walked with the mount's ignore rules. */
+  | { readonly kind: 'directory'; readonly path: string };
+
+/** `path` is `dir` or beneath it. */
+export function inDirectory(path: string, dir: string): boolean {
+  return dir === '' || path === dir || path.startsWith(`${dir}/`);
+}
+
+/** The directory holding `path` (`''` for a path at the root). */
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}

@@ -1,0 +1,230 @@
+/**
+ * The three-way rule (SPEC §4.2): from what disk holds (D), what the store holds on the
+ * selected branch (S) and the last agreement (P), the path's state and the records it
+ * should have next. Pure, synchronous and total: every input has exactly one decision.
+ *
+ * The rule a reader must not break: a decision never drops a draft or a workspace
+ * deletion unless `takeDisk` (an explicit path sync) asks, and never moves P onto a disk
+ * content the store does not hold at the same time.
+ */
+import {
+  type DiskView,
+  type ObservedDisk,
+  diskEqualsEvidence,
+  diskEqualsTree,
+  diskHasContent,
+  diskMatchesSide,
+  diskSideOf,
+  evidenceOfDisk,
+  treeEqualsEvidence,
+} from './disk-view.ts';
+import type { BranchMark, ConflictKind, ConflictRecord, NotStoredWhy, PathRecords, TreeEntry } from './ports.ts';
+
+/** The states of a path of a store-backed mount (SPEC §4.1). */
+export type PathState =
+  | 'synced'
+  | 'workspace-draft'
+  | 'workspace-deleted'
+  | 'not-in-branch'
+  | 'disk-only'
+  | 'conflict'
+  | 'disk-missing-provenance-unknown'
+  | 'unverified';
+
+/** Every state, in the order SPEC §4.1 lists them. */
+export const PATH_STATES: readonly PathState[] = [
+  'synced',
+  'workspace-draft',
+  'workspace-deleted',
+  'not-in-branch',
+  'disk-only',
+  'conflict',
+  'disk-missing-provenance-unknown',
+  'unverified',
+];
+
+/**
+ * A path's standing after a decision: one of the states, or `absent` — nothing on disk,
+ * nothing in the store, nothing recorded (no longer a path of the mount).
+ */
+export type Standing = PathState | 'absent';
+
+/** What of disk a decision takes into the store. */
+export type Taken =
+  /** Disk's text became S: a change (`new: false`) or a file the store did not have (`new: true`). */
+  | { readonly kind: 'text'; readonly new: boolean }
+  /** Only the mode changed on disk: taken in silently. */
+  | { readonly kind: 'mode' }
+  /** Disk deleted the file: S removed. */
+  | { readonly kind: 'deletion' }
+  /** Disk's file is binary or too large: not stored; `dropped` when S had a copy that was dropped. */
+  | { readonly kind: 'not-stored'; readonly why: NotStoredWhy; readonly dropped: boolean };
+
+/** A workspace change an explicit path sync gave up: the state it was in and the copy it held. */
+export interface GivenUp {
+  readonly state: PathState;
+  /** The conflict's kind, when the path was in conflict. */
+  readonly conflict: ConflictKind | null;
+  /** The workspace copy given up (null: the workspace had deleted it). */
+  readonly workspace: TreeEntry | null;
+}
+
+/** What {@link decide} takes. */
+export interface DecideInput extends PathRecords {
+  readonly disk: DiskView;
+  /** An explicit path sync: adopt disk whatever the store holds, and say what was given up. */
+  readonly takeDisk?: boolean;
+}
+
+/** What {@link decide} says. */
+export interface Decision {
+  readonly state: Standing;
+  /** The records the path should have next (the input's records when nothing changes). */
+  readonly next: PathRecords;
+  readonly taken: Taken | null;
+  readonly gaveUp: GivenUp | null;
+  /** A recorded conflict this decision settles (D and S converged, or a path sync). */
+  readonly settled: ConflictKind | null;
+  /** Why disk could not be checked (state `unverified`), as a sentence. */
+  readonly reason: string | null;
+}
+
+/** Decides one path. Pure and total. */
+export function decide(input: DecideInput): Decision {
+  const d = input.disk;
+  if (d.kind === 'unobservable') return unverified(input, d.reason);
+  const rule = byRule(input, d);
+  return input.takeDisk ? takeDisk(input, d, rule) : rule;
+}
+
+function byRule(input: DecideInput, d: ObservedDisk): Decision {
+  const { tree: s, evidence: p, mark } = input;
+  if (diskEqualsTree(d, s)) return agree(input, d);
+  if (mark?.conflict) return keepConflict(input, d, mark.conflict);
+  if (p === null) {
+    if (s === null) {
+      const tombstone = mark?.tombstone;
+      if (!tombstone) return adopt(input, d);
+      // With no evidence, the tombstone's record of what it removed stands in for P.
+      if (tombstone.base && diskHasContent(d, tombstone.base)) return stands(input, 'workspace-deleted');
+      return conflict(input, d, 'changed-after-workspace-delete');
+    }
+    if (mark?.origin === 'disk') return adopt(input, d); // S is disk's last text: S = P
+    if (mark?.origin === 'workspace') {
+      return d.kind === 'absent' ? stands(input, 'workspace-draft') : conflict(input, d, 'store-origin-collision');
+    }
+    return d.kind === 'absent' ? stands(input, 'disk-missing-provenance-unknown') : conflict(input, d, 'unknown-provenance');
+  }
+  const dIsP = diskEqualsEvidence(d, p);
+  const sIsP = treeEqualsEvidence(s, p);
+  if (dIsP && sIsP) return refreshed(input, d, 'disk-only');
+  if (dIsP) {
+    if (s !== null) return refreshed(input, d, 'workspace-draft');
+    return refreshed(input, d, input.mark?.tombstone ? 'workspace-deleted' : 'not-in-branch');
+  }
+  if (sIsP) return adopt(input, d);
+  if (d.kind === 'absent') return conflict(input, d, 'deleted-on-disk');
+  return conflict(input, d, s === null ? 'changed-after-workspace-delete' : 'both-changed');
+}
+
+function decision(state: Standing, next: PathRecords, extra: Partial<Decision> = {}): Decision {
+  return { state, next, taken: null, gaveUp: null, settled: null, reason: null, ...extra };
+}
+
+function unverified(input: DecideInput, reason: string): Decision {
+  return decision('unverified', records(input), { reason });
+}
+
+function records(input: PathRecords): PathRecords {
+  return { tree: input.tree, evidence: input.evidence, mark: input.mark };
+}
+
+/** The store's side stands; nothing changes. */
+function stands(input: DecideInput, state: PathState): Decision {
+  return decision(state, records(input));
+}
+
+/** D = P: the store's side stands; P's fingerprint and a mode change are taken in. */
+function refreshed(input: DecideInput, d: ObservedDisk, state: PathState): Decision {
+  const p = input.evidence;
+  if (p === null || d.kind === 'absent') return stands(input, state); // D = P never holds for these
+  const modeChanged = d.mode !== null && d.mode !== p.mode;
+  const tree = input.tree && modeChanged ? { ...input.tree, mode: d.mode } : input.tree;
+  return decision(state, { tree, evidence: { ...p, mode: d.mode ?? p.mode, fingerprint: d.fingerprint }, mark: input.mark }, {
+    taken: modeChanged ? { kind: 'mode' } : null,
+  });
+}
+
+/** D = S: agreement. P := D; a recorded conflict or workspace deletion settles. */
+function agree(input: DecideInput, d: ObservedDisk): Decision {
+  const settled = input.mark?.conflict?.kind ?? null;
+  if (d.kind !== 'text') return decision('absent', { tree: null, evidence: null, mark: null }, { settled });
+  const s = input.tree!;
+  const p = input.evidence;
+  const modeOnly = p?.kind === 'text' && p.hash === d.hash && d.mode !== null && d.mode !== p.mode;
+  return decision(
+    'synced',
+    { tree: { hash: s.hash, size: d.size, mode: d.mode ?? s.mode }, evidence: evidenceOfDisk(d), mark: null },
+    { settled, taken: modeOnly ? { kind: 'mode' } : null },
+  );
+}
+
+/** Only disk changed (or nothing vouches otherwise): S := D, P := D. */
+function adopt(input: DecideInput, d: ObservedDisk): Decision {
+  const s = input.tree;
+  if (d.kind === 'absent') {
+    return decision('absent', { tree: null, evidence: null, mark: null }, { taken: { kind: 'deletion' } });
+  }
+  if (d.kind === 'opaque') {
+    return decision(
+      'disk-only',
+      { tree: null, evidence: evidenceOfDisk(d), mark: null },
+      { taken: { kind: 'not-stored', why: d.why, dropped: s !== null } },
+    );
+  }
+  return decision(
+    'synced',
+    { tree: { hash: d.hash, size: d.size, mode: d.mode }, evidence: evidenceOfDisk(d), mark: null },
+    { taken: { kind: 'text', new: s === null } },
+  );
+}
+
+/** A new conflict, recorded with disk's side as it is now. */
+function conflict(input: DecideInput, d: ObservedDisk, kind: ConflictKind): Decision {
+  const record: ConflictRecord = {
+    kind,
+    disk: diskSideOf(d),
+    diskChangedSince: false,
+    diskNow: d.kind === 'absent' ? 'absent' : 'file',
+  };
+  const mark: BranchMark = { origin: input.mark?.origin ?? null, tombstone: input.mark?.tombstone ?? null, conflict: record };
+  return decision('conflict', { tree: input.tree, evidence: input.evidence, mark });
+}
+
+/** A recorded conflict stays until settled or converged; note whether disk moved since. */
+function keepConflict(input: DecideInput, d: ObservedDisk, record: ConflictRecord): Decision {
+  const updated: ConflictRecord = {
+    ...record,
+    diskChangedSince: !diskMatchesSide(d, record.disk),
+    diskNow: d.kind === 'absent' ? 'absent' : 'file',
+  };
+  return decision('conflict', { tree: input.tree, evidence: input.evidence, mark: { ...input.mark!, conflict: updated } });
+}
+
+/** A path sync: disk's side wins; the workspace change the rule would have kept is given up. */
+function takeDisk(input: DecideInput, d: ObservedDisk, rule: Decision): Decision {
+  const workspaceChange =
+    rule.state === 'workspace-draft' ||
+    rule.state === 'workspace-deleted' ||
+    rule.state === 'not-in-branch' ||
+    rule.state === 'conflict' ||
+    rule.state === 'disk-missing-provenance-unknown';
+  if (!workspaceChange) return rule;
+  const conflictKind = rule.state === 'conflict' ? (rule.next.mark?.conflict?.kind ?? null) : null;
+  const taken = adopt(input, d);
+  return {
+    ...taken,
+    gaveUp: { state: rule.state as PathState, conflict: conflictKind, workspace: input.tree },
+    settled: conflictKind,
+  };
+}

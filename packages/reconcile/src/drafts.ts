@@ -1,0 +1,58 @@
+/**
+ * The workspace's own changes (an agent's write, edit or delete on a store-backed mount):
+ * drafts recorded in the store, all or none, with where they came from. A write records
+ * its origin; a deletion records a tombstone naming what it removed. Neither looks at
+ * disk first (SPEC §4.5): a push then finds any disk change as a conflict, never removes it.
+ */
+import type { MountContext } from './context.ts';
+import { contentOfEvidence } from './disk-view.ts';
+import type { BranchMark, ContentId } from './ports.ts';
+
+/** One workspace change: new bytes, or null to delete. */
+export interface DraftChange {
+  readonly path: string;
+  readonly bytes: Uint8Array | null;
+}
+
+/** What {@link recordDrafts} recorded. */
+export interface DraftsRecorded {
+  readonly branch: string;
+  readonly written: readonly string[];
+  readonly deleted: readonly string[];
+}
+
+/**
+ * Records changes as drafts on the selected branch, then one barrier: when it returns,
+ * every change is durable. Synchronous, so no pass records anything in between.
+ */
+export function recordDrafts(ctx: MountContext, changes: readonly DraftChange[]): DraftsRecorded {
+  const { store, mount } = ctx;
+  const branch = store.selectedBranch();
+  const written: string[] = [];
+  const deleted: string[] = [];
+  for (const change of changes) {
+    const current = store.read(branch, mount, change.path);
+    const conflict = current.mark?.conflict ?? null;
+    if (change.bytes !== null) {
+      const hash = ctx.hash(change.bytes);
+      store.putBlob(hash, change.bytes);
+      const mode = current.tree?.mode ?? current.evidence?.mode ?? null;
+      store.setTree(branch, mount, change.path, { hash, size: change.bytes.length, mode });
+      const mark: BranchMark = { origin: 'workspace', tombstone: null, conflict };
+      store.setMark(branch, mount, change.path, mark);
+      written.push(change.path);
+    } else {
+      const base: ContentId | null = current.tree
+        ? { kind: 'text', hash: current.tree.hash }
+        : current.evidence
+          ? contentOfEvidence(current.evidence)
+          : null;
+      store.setTree(branch, mount, change.path, null);
+      const mark: BranchMark = { origin: current.mark?.origin ?? null, tombstone: { base }, conflict };
+      store.setMark(branch, mount, change.path, mark);
+      deleted.push(change.path);
+    }
+  }
+  store.barrier();
+  return { branch, written, deleted };
+}

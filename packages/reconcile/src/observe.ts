@@ -1,0 +1,121 @@
+/**
+ * Observation: the only asynchronous step of a pass. It finds D for every path in scope,
+ * reading and hashing only files whose fingerprint the evidence does not vouch for, and
+ * storing their text as blobs at once (so a walk never holds every file's bytes).
+ * Never read an unavailable root, an unreadable region or a capped walk as "deleted".
+ */
+import { type MountContext, type Scope, inDirectory, parentOf } from './context.ts';
+import type { DiskView } from './disk-view.ts';
+import type { Evidence, FileMeta } from './ports.ts';
+import { unverifiedReason } from './wording.ts';
+
+/** What a gather found. */
+export type Gathered =
+  /** The root is missing, unreadable or replaced: every path in scope is `unverified` with `reason`. */
+  | { readonly kind: 'root-problem'; readonly reason: string }
+  | {
+      readonly kind: 'observed';
+      readonly views: Map<string, DiskView>;
+      readonly passedOver: Record<string, number>;
+      readonly directories: readonly string[];
+      readonly incomplete: string | null;
+      /** The root's identity, to record when it is not the one on record yet. */
+      readonly rootIdentity: string;
+    };
+
+/** Observes every path of `scope` on disk, for `branch`'s records. */
+export async function gather(ctx: MountContext, branch: string, scope: Scope, acceptNewRoot: boolean): Promise<Gathered> {
+  const root = await ctx.disk.locateRoot();
+  if (root.kind === 'unavailable') return { kind: 'root-problem', reason: unverifiedReason.rootUnavailable(root.reason) };
+  const agreed = ctx.store.rootIdentity(ctx.mount);
+  if (agreed !== null && agreed !== root.identity && !acceptNewRoot) {
+    return { kind: 'root-problem', reason: unverifiedReason.rootReplaced };
+  }
+  const views = new Map<string, DiskView>();
+  if (scope.kind === 'paths') {
+    for (const path of scope.paths) {
+      if (views.has(path)) continue;
+      views.set(path, await observeNamed(ctx, path, ctx.store.read(branch, ctx.mount, path).evidence));
+    }
+    return { kind: 'observed', views, passedOver: {}, directories: [], incomplete: null, rootIdentity: root.identity };
+  }
+
+  const dir = scope.path;
+  const walk = await ctx.disk.walk(dir);
+  const evidence = new Map<string, Evidence | null>();
+  for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
+  for (const file of walk.files) {
+    if (!inDirectory(file.path, dir)) continue;
+    views.set(file.path, await observeFile(ctx, file.path, file.meta, evidence.get(file.path) ?? null));
+  }
+  const passedOver: Record<string, number> = {};
+  const passedOverPaths = new Set<string>();
+  for (const entry of walk.passedOver) {
+    passedOver[entry.reason] = (passedOver[entry.reason] ?? 0) + 1;
+    passedOverPaths.add(entry.path);
+  }
+  const unreadable = new Map(walk.unreadable.map((u) => [u.path, u.reason] as const));
+  for (const [path, p] of evidence) {
+    if (views.has(path)) continue;
+    const region = nearest(path, (q) => unreadable.has(q));
+    if (region !== null) {
+      views.set(path, { kind: 'unobservable', reason: unverifiedReason.region(region, unreadable.get(region)!) });
+    } else if (nearest(path, (q) => passedOverPaths.has(q)) !== null) {
+      views.set(path, await observeNamed(ctx, path, p)); // held paths are checked even where a walk passes over them
+    } else if (walk.incomplete !== null) {
+      views.set(path, { kind: 'unobservable', reason: unverifiedReason.walkIncomplete(walk.incomplete) });
+    } else {
+      views.set(path, { kind: 'absent' });
+    }
+  }
+  return {
+    kind: 'observed',
+    views,
+    passedOver,
+    directories: walk.directories,
+    incomplete: walk.incomplete,
+    rootIdentity: root.identity,
+  };
+}
+
+/** `path` itself or its nearest ancestor (up to the root `''`) that `has` holds, or null. */
+function nearest(path: string, has: (p: string) => boolean): string | null {
+  let p = path;
+  for (;;) {
+    if (has(p)) return p;
+    if (p === '') return null;
+    p = parentOf(p);
+  }
+}
+
+/** D for a path named by the caller: a stat, then a read only when the evidence does not vouch. */
+export async function observeNamed(ctx: MountContext, path: string, evidence: Evidence | null): Promise<DiskView> {
+  const seen = await ctx.disk.stat(path);
+  if (seen.kind === 'absent') return { kind: 'absent' };
+  if (seen.kind === 'unobservable') return { kind: 'unobservable', reason: unverifiedReason.path(seen.reason) };
+  return observeFile(ctx, path, seen.meta, evidence);
+}
+
+async function observeFile(ctx: MountContext, path: string, meta: FileMeta, evidence: Evidence | null): Promise<DiskView> {
+  if (evidence !== null && evidence.fingerprint !== null && evidence.fingerprint === meta.fingerprint) {
+    return evidence.kind === 'text'
+      ? { kind: 'text', hash: evidence.hash, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint }
+      : { kind: 'opaque', why: evidence.why, id: evidence.id, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint };
+  }
+  if (meta.size > ctx.maxFileSize) return tooLarge(meta);
+  const reading = await ctx.disk.read(path, ctx.maxFileSize);
+  if (reading.kind === 'absent') return { kind: 'absent' };
+  if (reading.kind === 'unobservable') return { kind: 'unobservable', reason: unverifiedReason.path(reading.reason) };
+  const m = reading.meta;
+  if (reading.bytes === null) return tooLarge(m);
+  const hash = ctx.hash(reading.bytes);
+  if (ctx.isBinary(reading.bytes)) {
+    return { kind: 'opaque', why: 'binary', id: hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
+  }
+  ctx.store.putBlob(hash, reading.bytes);
+  return { kind: 'text', hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
+}
+
+function tooLarge(meta: FileMeta): DiskView {
+  return { kind: 'opaque', why: 'too-large', id: meta.fingerprint, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint };
+}

@@ -1,0 +1,170 @@
+/**
+ * A pass (SPEC §4.4): observe disk for a scope, then decide and record every path at
+ * once. Observation is the only asynchronous step; deciding and recording never yield,
+ * so the store records read for a decision are the ones its writes replace. If the
+ * selected branch changes while disk is observed, gather again; after
+ * {@link MAX_REGATHERS} more tries, give up and decide nothing.
+ */
+import { type RecordChange, recordChanges, recordsDiffer } from './apply.ts';
+import { type MountContext, type Scope } from './context.ts';
+import { type Decision, type Standing, decide } from './decide.ts';
+import { type DiskView, sameTree } from './disk-view.ts';
+import { gather, type Gathered } from './observe.ts';
+import { resolvePending } from './pending.ts';
+import type { PathRecords, StoredPath } from './ports.ts';
+import { type PathReport, pathReport } from './report.ts';
+import { BRANCH_KEPT_CHANGING, unverifiedReason } from './wording.ts';
+
+/** How many times a pass gathers again after the selected branch changed during a gather. */
+export const MAX_REGATHERS = 3;
+
+/** What to pass over. */
+export interface PassRequest {
+  readonly scope: Scope;
+  /**
+   * An explicit sync of these paths (SPEC §5 `sync { path }`): disk's side wins where it
+   * can be observed, and each report says which workspace change was given up.
+   */
+  readonly takeDisk?: boolean;
+  /**
+   * Accept a root that is not the directory last agreed under (a person's explicit sync
+   * after moving the mount): record its identity and compare contents as usual.
+   */
+  readonly acceptNewRoot?: boolean;
+}
+
+/** A pass that decided. */
+export interface PassDone {
+  readonly kind: 'done';
+  /** The branch it decided for. */
+  readonly branch: string;
+  /** Every path in scope, in path order, each in exactly one state. */
+  readonly paths: readonly PathReport[];
+  /** What the walk passed over, counted by reason (`{}` for named paths). */
+  readonly passedOver: Readonly<Record<string, number>>;
+  /** Directories the walk entered (for listings). */
+  readonly directories: readonly string[];
+  /** Why the walk stopped early, when it did. */
+  readonly incomplete: string | null;
+  /** Why the root could not be used (every path then `unverified`), as a sentence. */
+  readonly rootProblem: string | null;
+  /** How many paths are in each state. */
+  readonly counts: Readonly<Partial<Record<Standing, number>>>;
+}
+
+/** A pass that gave up because the selected branch kept changing; nothing was decided. */
+export interface PassGaveUp {
+  readonly kind: 'gave-up';
+  /** {@link BRANCH_KEPT_CHANGING}. */
+  readonly reason: string;
+  /** How many gathers it made. */
+  readonly gathers: number;
+}
+
+/** What a pass says. */
+export type PassResult = PassDone | PassGaveUp;
+
+/** Runs one pass. */
+export async function runPass(ctx: MountContext, request: PassRequest): Promise<PassResult> {
+  for (let gathers = 1; ; gathers++) {
+    const branch = ctx.store.selectedBranch();
+    const gathered = await gather(ctx, branch, request.scope, request.acceptNewRoot ?? false);
+    if (ctx.store.selectedBranch() === branch) return settle(ctx, branch, request, gathered);
+    if (gathers > MAX_REGATHERS) return { kind: 'gave-up', reason: BRANCH_KEPT_CHANGING, gathers };
+  }
+}
+
+const NOTHING: PathRecords = { tree: null, evidence: null, mark: null };
+
+/** Decides and records every gathered path, synchronously. */
+function settle(ctx: MountContext, branch: string, request: PassRequest, gathered: Gathered): PassDone {
+  const { store, mount } = ctx;
+  const scope = request.scope;
+  let views: Map<string, DiskView>;
+  if (gathered.kind === 'root-problem') {
+    views = new Map();
+    const unobservable: DiskView = { kind: 'unobservable', reason: gathered.reason };
+    const paths = scope.kind === 'paths' ? scope.paths : [...store.scan(branch, mount, scope.path)].map((s) => s.path);
+    for (const path of paths) views.set(path, unobservable);
+  } else {
+    views = gathered.views;
+  }
+
+  let stored = readAll(ctx, branch, scope, views);
+  if (resolveStale(ctx, branch, views, stored)) stored = readAll(ctx, branch, scope, views);
+
+  const reports: PathReport[] = [];
+  const changes: RecordChange[] = [];
+  for (const [path, disk] of views) {
+    const records = stored.get(path) ?? { path, ...NOTHING, pending: null };
+    let decision: Decision;
+    if (ctx.inFlight.has(path)) {
+      decision = decide({ ...records, disk: { kind: 'unobservable', reason: unverifiedReason.effectInProgress } });
+    } else {
+      decision = decide({ ...records, disk, takeDisk: request.takeDisk ?? false });
+    }
+    const before: PathRecords = { tree: records.tree, evidence: records.evidence, mark: records.mark };
+    if (recordsDiffer(before, decision.next)) {
+      const announce = !sameTree(before.tree, decision.next.tree) || decision.gaveUp !== null;
+      changes.push({ path, branch, before, after: decision.next, announce });
+    }
+    reports.push(pathReport(path, disk, decision, ctx.readOnly));
+  }
+  const recordRoot =
+    gathered.kind === 'observed' && store.rootIdentity(mount) !== gathered.rootIdentity
+      ? () => {
+          store.setRootIdentity(mount, gathered.rootIdentity);
+          return true;
+        }
+      : undefined;
+  recordChanges(ctx, changes, recordRoot);
+
+  reports.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const counts: Partial<Record<Standing, number>> = {};
+  for (const r of reports) counts[r.state] = (counts[r.state] ?? 0) + 1;
+  return {
+    kind: 'done',
+    branch,
+    paths: reports,
+    passedOver: gathered.kind === 'observed' ? gathered.passedOver : {},
+    directories: gathered.kind === 'observed' ? gathered.directories : [],
+    incomplete: gathered.kind === 'observed' ? gathered.incomplete : null,
+    rootProblem: gathered.kind === 'root-problem' ? gathered.reason : null,
+    counts,
+  };
+}
+
+/** The store's records for every path in scope: one scan for a directory, one read per named path. */
+function readAll(ctx: MountContext, branch: string, scope: Scope, views: Map<string, DiskView>): Map<string, StoredPath> {
+  const out = new Map<string, StoredPath>();
+  if (scope.kind === 'directory') {
+    for (const s of ctx.store.scan(branch, ctx.mount, scope.path)) if (views.has(s.path)) out.set(s.path, s);
+  } else {
+    for (const path of views.keys()) out.set(path, ctx.store.read(branch, ctx.mount, path));
+  }
+  return out;
+}
+
+/**
+ * Resolves pending effects left by a process that stopped (not by a push of this process,
+ * which is still in flight): record each resolution, barrier, clear, barrier.
+ * Returns whether it resolved any.
+ */
+function resolveStale(ctx: MountContext, branch: string, views: Map<string, DiskView>, stored: Map<string, StoredPath>): boolean {
+  const { store, mount } = ctx;
+  const resolved: RecordChange[] = [];
+  for (const [path, s] of stored) {
+    const pending = s.pending;
+    if (pending === null || ctx.inFlight.has(path)) continue;
+    const own = pending.branch === branch ? s : store.read(pending.branch, mount, path);
+    const before: PathRecords = { tree: own.tree, evidence: own.evidence, mark: own.mark };
+    const resolution = resolvePending(pending, before, views.get(path)!);
+    if (resolution.kind === 'unresolved') continue;
+    resolved.push({ path, branch: pending.branch, before, after: resolution.next, announce: false });
+  }
+  if (resolved.length === 0) return false;
+  recordChanges(ctx, resolved);
+  for (const r of resolved) store.setPending(mount, r.path, null);
+  store.barrier();
+  return true;
+}

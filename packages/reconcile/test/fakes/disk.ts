@@ -1,0 +1,276 @@
+/**
+ * An in-memory disk port for one mount. A person's edits are durable at once; the
+ * system's writes and unlinks are visible at once but durable only after
+ * `syncDirectory`, and a crash keeps or loses each unsynced one at random.
+ *
+ * Every version remembers who made it (`person`, `system`) and whether the model saw the
+ * store agree with it; an effect that replaces a person's version the store never agreed
+ * with, outside a forced push, is recorded as a violation ("a disk change overwritten
+ * unseen").
+ */
+import type {
+  DiskPort,
+  Expectation,
+  FileMeta,
+  Observation,
+  Reading,
+  RootLocation,
+  UnlinkResult,
+  Walk,
+  WriteResult,
+} from '../../src/index.ts';
+import type { Faults } from './faults.ts';
+
+/** One state of a path on disk (`bytes: null`: no file). */
+export interface Version {
+  readonly bytes: Uint8Array | null;
+  readonly mode: number | null;
+  readonly fingerprint: string;
+  readonly by: 'person' | 'system';
+  /** The store agreed with this content at some step end (set by the model). */
+  agreed: boolean;
+  readonly serial: number;
+}
+
+const SWAP = /(\.swp|~)$/;
+const IGNORED_DIR = 'ignored';
+
+/** The fake disk. */
+export class FakeDisk implements DiskPort {
+  private current = new Map<string, Version>();
+  private durable = new Map<string, Version>();
+  private unsynced = new Set<string>();
+  private serial = 0;
+  rootAvailable = true;
+  rootIdentity = 'root-1';
+  /** Files whose bytes cannot be read (stat still works). */
+  readonly unreadableFiles = new Set<string>();
+  /** Directories that cannot be entered. */
+  readonly unreadableDirs = new Set<string>();
+  /** A walk stops after this many files. */
+  cap = Number.POSITIVE_INFINITY;
+  /** While true, effects may replace unagreed person versions (a forced push). */
+  forceAllowed = false;
+  /** Overwrites of a person's change the store never saw. */
+  readonly violations: string[] = [];
+  /** Called at every observation (tests switch branches here). */
+  onObserve: (() => void) | null = null;
+  /** Called before each effect's check (tests make a person's concurrent edit here). */
+  beforeEffect: ((path: string) => void) | null = null;
+  /** A contract check run at every call (e.g. the store holds no unbarriered record). */
+  onCall: ((where: string) => void) | null = null;
+  /** Counts of calls, for tests. */
+  readonly counts = { stat: 0, read: 0, walk: 0, write: 0, unlink: 0, syncDirectory: 0 };
+
+  constructor(private readonly faults: Faults | null = null) {}
+
+  private tick(where: string): void {
+    this.onCall?.(where);
+    this.faults?.tick(`disk.${where}`);
+  }
+
+  private version(bytes: Uint8Array | null, mode: number | null, by: Version['by']): Version {
+    const serial = ++this.serial;
+    return { bytes, mode, fingerprint: `fp${serial}`, by, agreed: false, serial };
+  }
+
+  private meta(v: Version): FileMeta {
+    return { size: v.bytes!.length, mtimeMs: v.serial, ctimeMs: v.serial, mode: v.mode, fingerprint: v.fingerprint };
+  }
+
+  /** The version at `path` now (null: never existed). */
+  at(path: string): Version | null {
+    return this.current.get(path) ?? null;
+  }
+
+  /** The bytes at `path` now, or null. */
+  bytesAt(path: string): Uint8Array | null {
+    return this.current.get(path)?.bytes ?? null;
+  }
+
+  /** Every path that has a version (present or deleted). */
+  paths(): string[] {
+    return [...this.current.keys()];
+  }
+
+  /** Paths with unsynced effects. */
+  unsyncedPaths(): string[] {
+    return [...this.unsynced];
+  }
+
+  // A person's edits: durable at once.
+
+  personWrite(path: string, bytes: Uint8Array, mode: number | null = 0o644): void {
+    this.setDurable(path, this.version(bytes, mode, 'person'));
+  }
+
+  personDelete(path: string): void {
+    if (this.current.get(path)?.bytes == null) return;
+    this.setDurable(path, this.version(null, null, 'person'));
+  }
+
+  /** A mode change: same bytes, a new fingerprint; who made the bytes is unchanged. */
+  personChmod(path: string, mode: number): void {
+    const v = this.current.get(path);
+    if (!v || v.bytes === null) return;
+    const next = this.version(v.bytes, mode, v.by);
+    next.agreed = v.agreed;
+    this.setDurable(path, next);
+  }
+
+  private setDurable(path: string, v: Version): void {
+    this.current.set(path, v);
+    this.durable.set(path, v);
+    this.unsynced.delete(path);
+  }
+
+  /** The process died: each unsynced effect is kept or lost. */
+  crash(random: () => number): void {
+    for (const path of this.unsynced) {
+      if (random() < 0.5) this.durable.set(path, this.current.get(path)!);
+      else {
+        const old = this.durable.get(path);
+        if (old) this.current.set(path, old);
+        else this.current.delete(path);
+      }
+    }
+    this.unsynced.clear();
+  }
+
+  private blocked(path: string): string | null {
+    if (this.unreadableFiles.has(path)) return 'permission denied';
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      if (this.unreadableDirs.has(parts.slice(0, i).join('/'))) return 'permission denied';
+    }
+    return null;
+  }
+
+  async locateRoot(): Promise<RootLocation> {
+    this.tick('locateRoot');
+    this.onObserve?.();
+    return this.rootAvailable
+      ? { kind: 'available', identity: this.rootIdentity }
+      : { kind: 'unavailable', reason: 'the directory is missing' };
+  }
+
+  async stat(path: string): Promise<Observation> {
+    this.tick('stat');
+    this.counts.stat++;
+    this.onObserve?.();
+    if (!this.rootAvailable) return { kind: 'unobservable', reason: 'the mount root is missing' };
+    const v = this.current.get(path);
+    if (!v || v.bytes === null) return { kind: 'absent' };
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      if (this.unreadableDirs.has(parts.slice(0, i).join('/'))) return { kind: 'unobservable', reason: 'permission denied' };
+    }
+    return { kind: 'file', meta: this.meta(v) };
+  }
+
+  async read(path: string, maxBytes: number): Promise<Reading> {
+    this.tick('read');
+    this.counts.read++;
+    this.onObserve?.();
+    if (!this.rootAvailable) return { kind: 'unobservable', reason: 'the mount root is missing' };
+    const v = this.current.get(path);
+    if (!v || v.bytes === null) return { kind: 'absent' };
+    const blocked = this.blocked(path);
+    if (blocked) return { kind: 'unobservable', reason: blocked };
+    return { kind: 'file', meta: this.meta(v), bytes: v.bytes.length > maxBytes ? null : v.bytes };
+  }
+
+  async walk(dir: string): Promise<Walk> {
+    this.tick('walk');
+    this.counts.walk++;
+    this.onObserve?.();
+    const files: { path: string; meta: FileMeta }[] = [];
+    const directories = new Set<string>();
+    const passedOver = new Map<string, { path: string; reason: string; directory: boolean }>();
+    const unreadable = new Map<string, { path: string; reason: string }>();
+    let incomplete: string | null = null;
+    const paths = [...this.current.keys()].filter((p) => dir === '' || p.startsWith(`${dir}/`)).sort();
+    for (const path of paths) {
+      const v = this.current.get(path)!;
+      if (v.bytes === null) continue;
+      const parts = path.split('/');
+      let skip = false;
+      for (let i = dir === '' ? 1 : dir.split('/').length + 1; i < parts.length && !skip; i++) {
+        const d = parts.slice(0, i).join('/');
+        if (this.unreadableDirs.has(d)) {
+          unreadable.set(d, { path: d, reason: 'permission denied' });
+          skip = true;
+        } else if (parts[i - 1] === IGNORED_DIR) {
+          passedOver.set(d, { path: d, reason: 'ignored', directory: true });
+          skip = true;
+        } else directories.add(d);
+      }
+      if (skip) continue;
+      if (SWAP.test(path)) {
+        passedOver.set(path, { path, reason: 'editor swap or backup file', directory: false });
+        continue;
+      }
+      if (files.length >= this.cap) {
+        incomplete = `the scan stopped at its cap of ${this.cap} files`;
+        break;
+      }
+      files.push({ path, meta: this.meta(v) });
+    }
+    return { files, directories: [...directories], passedOver: [...passedOver.values()], unreadable: [...unreadable.values()], incomplete };
+  }
+
+  private check(path: string, expect: Expectation): Observation | null {
+    const v = this.current.get(path);
+    const now: Observation = !v || v.bytes === null ? { kind: 'absent' } : { kind: 'file', meta: this.meta(v) };
+    if (expect.kind === 'any') return null;
+    if (expect.kind === 'absent') return now.kind === 'absent' ? null : now;
+    return now.kind === 'file' && now.meta.fingerprint === expect.fingerprint ? null : now;
+  }
+
+  private replace(path: string, next: Version): void {
+    const prev = this.current.get(path);
+    if (prev && prev.by === 'person' && !prev.agreed && !this.forceAllowed) {
+      this.violations.push(`${path}: a person's ${prev.bytes === null ? 'deletion' : 'change'} (version ${prev.serial}) was replaced unseen`);
+    }
+    this.current.set(path, next);
+    this.unsynced.add(path);
+  }
+
+  async write(path: string, bytes: Uint8Array, options: { mode: number | null; expect: Expectation }): Promise<WriteResult> {
+    this.tick('write');
+    this.counts.write++;
+    this.beforeEffect?.(path);
+    if (!this.rootAvailable) return { kind: 'failed', reason: 'the mount root is missing' };
+    const refused = this.check(path, options.expect);
+    if (refused) return { kind: 'refused', now: refused };
+    const v = this.version(bytes, options.mode ?? 0o644, 'system');
+    this.replace(path, v);
+    this.tick('write.done');
+    return { kind: 'done', meta: this.meta(v) };
+  }
+
+  async unlink(path: string, options: { expect: Expectation }): Promise<UnlinkResult> {
+    this.tick('unlink');
+    this.counts.unlink++;
+    this.beforeEffect?.(path);
+    if (!this.rootAvailable) return { kind: 'failed', reason: 'the mount root is missing' };
+    const refused = this.check(path, options.expect);
+    if (refused) return { kind: 'refused', now: refused };
+    if (refused === null && this.current.get(path)?.bytes == null) return { kind: 'done' };
+    this.replace(path, this.version(null, null, 'system'));
+    this.tick('unlink.done');
+    return { kind: 'done' };
+  }
+
+  async syncDirectory(dir: string): Promise<void> {
+    this.tick('syncDirectory');
+    this.counts.syncDirectory++;
+    for (const path of [...this.unsynced]) {
+      const i = path.lastIndexOf('/');
+      if ((i < 0 ? '' : path.slice(0, i)) !== dir) continue;
+      this.durable.set(path, this.current.get(path)!);
+      this.unsynced.delete(path);
+    }
+    this.tick('syncDirectory.done');
+  }
+}
