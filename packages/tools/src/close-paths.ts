@@ -3,6 +3,8 @@
  * The one rule: a suggestion must be close enough to be a plausible slip (a typo, a
  * wrong directory, a wrong case), never just the least-bad path of an unrelated tree.
  */
+import type { Mount } from './workspace.ts';
+import { prefixed } from './paths.ts';
 
 /** Levenshtein distance, stopping early once it passes `limit` (returns `limit + 1`). */
 function distance(a: string, b: string, limit: number): number {
@@ -52,4 +54,11 @@ export function closePaths(wanted: string, candidates: Iterable<string>, max = 3
   }
   scored.sort((a, b) => a.score - b.score || a.path.localeCompare(b.path));
   return scored.slice(0, max).map((s) => s.path);
+}
+
+/** Close paths to a missing mount-prefixed `path` among every file of its mount. */
+export async function suggestions(mount: Mount, path: string): Promise<string[]> {
+  const listed = await mount.list('', { recursive: true });
+  if (!listed.ok) return [];
+  return closePaths(path, listed.entries.filter((e) => e.kind === 'file').map((e) => prefixed(mount.name, e.path)));
 }

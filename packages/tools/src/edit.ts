@@ -19,8 +19,8 @@ import {
   mountRootChange,
   readOnly,
 } from './errors.ts';
-import { closePaths } from './close-paths.ts';
-import { type Located, locate, prefixed } from './paths.ts';
+import { suggestions } from './close-paths.ts';
+import { type Located, locate } from './paths.ts';
 import { type FileReceipt, DEFAULT_RECEIPT_CHARS, receipt } from './receipt.ts';
 import { type ToolResult, answer, refuse } from './result.ts';
 
@@ -43,12 +43,6 @@ interface FileEdits {
 }
 
 const encoder = new TextEncoder();
-
-/** Every file's mount-prefixed path, for "did you mean". */
-async function filesOf(mount: Mount): Promise<string[]> {
-  const listed = await mount.list('', { recursive: true });
-  return listed.ok ? listed.entries.filter((e) => e.kind === 'file').map((e) => prefixed(mount.name, e.path)) : [];
-}
 
 /** `Edit 3: …` in an edit_many answer; the bare sentence for a plain edit. */
 function numbered(numbers: readonly number[], sentence: string, single: boolean): string {
@@ -101,7 +95,7 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
   const read = await at.mount.read(at.rel);
   switch (read.kind) {
     case 'missing':
-      return fail(missingEdit(at.path, closePaths(at.path, await filesOf(at.mount))));
+      return fail(missingEdit(at.path, await suggestions(at.mount, at.path)));
     case 'binary':
       return fail(binaryEdit(at.path));
     case 'directory':

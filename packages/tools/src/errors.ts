@@ -80,6 +80,11 @@ export function unknownMount(raw: string, name: string, mounts: readonly string[
   return `${start}; ${known}: ${hint}`.replace(/([^?])$/, '$1.');
 }
 
+/** A `mount` field naming no mount. */
+export function noSuchMount(name: string, mounts: readonly string[]): string {
+  return `There is no mount named ${JSON.stringify(name)}; the mounts are ${list(mounts)}.`;
+}
+
 /** Both `path` and `mount` given to a tool that takes one. */
 export function pathOrMount(tool: string): string {
   return `${tool} takes a path or a mount, not both; a path already names its mount.`;
@@ -173,7 +178,7 @@ export const MAX_LISTED_PROBLEMS = 20;
 
 /** One planner problem as a sentence; `edit` is the call's edit number, `single` for a plain `edit` call. */
 export function editProblem(p: EditProblem, path: string, number: (index: number) => number, single: boolean): string {
-  const who = (i: number) => (single ? 'oldString' : `edit ${number(i)}'s oldString`);
+  const who = (i: number) => (single ? 'oldString' : `Edit ${number(i)}'s oldString`);
   switch (p.kind) {
     case 'invalid-utf8':
       return `${path} is not valid UTF-8, so edit refuses it${single ? '' : ` (edit${p.edits.length === 1 ? '' : 's'} ${list(p.edits.map((i) => String(number(i))))})`}; use write to replace it whole.`;

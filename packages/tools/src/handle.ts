@@ -10,6 +10,7 @@ import { badBudget, internalError, unknownTool } from './errors.ts';
 import { type ToolResult, refuse } from './result.ts';
 import { editFiles } from './edit.ts';
 import { glob } from './glob.ts';
+import { read } from './read.ts';
 import { ls } from './ls.ts';
 import { materialize, status, sync } from './reports.ts';
 import { remove } from './delete.ts';
@@ -31,6 +32,10 @@ function isToolName(name: unknown): name is ToolName {
 
 async function dispatch(workspace: Workspace, name: ToolName, input: unknown, budget: number | undefined): Promise<ToolResult> {
   switch (name) {
+    case 'read': {
+      const c = checkInput('read', input);
+      return c.ok ? read(workspace, c.input, budget) : refuse(c.error);
+    }
     case 'glob': {
       const c = checkInput('glob', input);
       return c.ok ? glob(workspace, c.input, budget) : refuse(c.error);

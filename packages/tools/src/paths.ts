@@ -5,7 +5,7 @@
  * here, before any mount is asked.
  */
 import type { Mount, Workspace } from './workspace.ts';
-import { absolutePath, backslashPath, nulInPath, parentSegment, unknownMount } from './errors.ts';
+import { absolutePath, backslashPath, noSuchMount, nulInPath, parentSegment, unknownMount } from './errors.ts';
 
 /** A path inside one mount. */
 export interface Located {
@@ -53,5 +53,5 @@ export function locate(workspace: Workspace, raw: string): Location {
 export function mountNamed(workspace: Workspace, name: string): { ok: true; mount: Mount } | { ok: false; error: string } {
   const mount = workspace.mounts.find((m) => m.name === name);
   if (mount) return { ok: true, mount };
-  return { ok: false, error: unknownMount(name, name, workspace.mounts.map((m) => m.name), undefined) };
+  return { ok: false, error: noSuchMount(name, workspace.mounts.map((m) => m.name)) };
 }

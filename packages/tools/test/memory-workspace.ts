@@ -295,7 +295,7 @@ export class MemoryMount implements Mount {
     return { written, unchanged, deleted, skipped };
   }
 
-  async sync(path: string | undefined): Promise<{ ok: true; report: Report }> {
+  async sync(path: string | undefined): Promise<{ ok: true; report: Report } | { ok: false; message: string }> {
     this.count('sync');
     if (this.backend === 'direct') return { ok: true, report: { note: 'A direct mount reads disk as it is; there is nothing to take in.' } };
     const scope = path ?? '';
