@@ -184,6 +184,7 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
   const problems: EditProblem[] = [];
   const olds = edits.map((e) => asLineView(e.oldString));
   const found: number[][] = [];
+  const located = new Map<string, number[]>();
   let total = 0;
 
   for (let i = 0; i < edits.length; i++) {
@@ -204,7 +205,15 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
       continue;
     }
     if (edits[i].replaceAll) {
+      // The same text is found at the same places: locate it once per call.
+      const known = located.get(old);
+      if (known) {
+        found[i] = known;
+        total += known.length;
+        continue;
+      }
       for (let at = first; at !== -1; at = view.v.indexOf(old, at + old.length)) spans.push(at);
+      located.set(old, spans);
     } else if (view.v.indexOf(old, first + 1) !== -1) {
       problems.push({ kind: 'not-unique', edit: i, ...occurrences(view, old) });
       spans.length = 0;
@@ -215,30 +224,24 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
     total += spans.length;
   }
 
-  // Every span's start and edit in one number, sorted natively: start * n + edit.
-  const n = edits.length;
-  const keys = new Float64Array(total);
-  let k = 0;
-  for (let i = 0; i < n; i++) for (const at of found[i]) keys[k++] = at * n + i;
-  keys.sort();
-
-  const clashed = new Set<number>();
+  const { edit: order, start: startOf } = inTextOrder(found, total, view.v.length);
+  const clashed = new Uint8Array(edits.length);
   let reach = -1;
   let owner = -1;
   let line = 0;
   const editOf = new Int32Array(total);
   const lineOfSpan = new Int32Array(total);
   for (let j = 0; j < total; j++) {
-    const start = Math.floor(keys[j] / n);
-    const e = keys[j] - start * n;
+    const start = startOf[j];
+    const e = order[j];
     while (line + 1 < view.lineCount && view.vStarts[line + 1] <= start) line++;
     editOf[j] = e;
     lineOfSpan[j] = line + 1;
     if (start < reach) {
-      const later = Math.max(e, owner);
-      if (!clashed.has(later)) {
-        clashed.add(later);
-        problems.push({ kind: 'clash', edit: later, other: Math.min(e, owner), line: line + 1 });
+      const later = e > owner ? e : owner;
+      if (clashed[later] === 0) {
+        clashed[later] = 1;
+        problems.push({ kind: 'clash', edit: later, other: e > owner ? owner : e, line: line + 1 });
       }
     }
     const end = start + olds[e].length;
@@ -254,7 +257,7 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
   }
   return {
     ok: true,
-    text: rebuild(ft, view, edits, olds, keys),
+    text: rebuild(ft, view, edits, olds, order, startOf),
     edits: edits.map((e, i) => {
       const written = withLineEnds(e.newString, '\n');
       return {
@@ -266,6 +269,40 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
     }),
     replacements: { count: total, edit: editOf, line: lineOfSpan },
   };
+}
+
+/**
+ * Every span, ordered by start and then by edit: a counting sort over the text's
+ * positions where the spans are dense (replaceAll over a small file), else a native
+ * sort of `start * edits + edit`.
+ */
+function inTextOrder(found: readonly number[][], total: number, length: number): { edit: Int32Array; start: Int32Array } {
+  const edit = new Int32Array(total);
+  const start = new Int32Array(total);
+  const n = found.length;
+  if (length <= 8 * total + 4096) {
+    const slot = new Int32Array(length + 1);
+    for (const spans of found) for (const at of spans) slot[at + 1]++;
+    for (let i = 1; i <= length; i++) slot[i] += slot[i - 1];
+    for (let i = 0; i < n; i++) {
+      for (const at of found[i]) {
+        const k = slot[at]++;
+        edit[k] = i;
+        start[k] = at;
+      }
+    }
+    return { edit, start };
+  }
+  const keys = new Float64Array(total);
+  let k = 0;
+  for (let i = 0; i < n; i++) for (const at of found[i]) keys[k++] = at * n + i;
+  keys.sort();
+  for (let j = 0; j < total; j++) {
+    const at = Math.floor(keys[j] / n);
+    start[j] = at;
+    edit[j] = keys[j] - at * n;
+  }
+  return { edit, start };
 }
 
 function problemEdit(p: EditProblem): number {
@@ -303,8 +340,14 @@ function writtenText(newString: string, eol: string, tail: Tail): string {
 }
 
 /** The stored text with every (sorted, non-overlapping) span replaced. */
-function rebuild(ft: FileText, view: View, edits: readonly EditSpec[], olds: readonly string[], keys: Float64Array): string {
-  const n = edits.length;
+function rebuild(
+  ft: FileText,
+  view: View,
+  edits: readonly EditSpec[],
+  olds: readonly string[],
+  order: Int32Array,
+  startOf: Int32Array,
+): string {
   const text = ft.text;
   const prevailing = ft.crlf > ft.lf ? '\r\n' : '\n';
   const cache = new Map<string, string>();
@@ -328,9 +371,9 @@ function rebuild(ft: FileText, view: View, edits: readonly EditSpec[], olds: rea
   let cursor = 0;
   let a = 0;
   let b = 0;
-  for (let j = 0; j < keys.length; j++) {
-    const start = Math.floor(keys[j] / n);
-    const e = keys[j] - start * n;
+  for (let j = 0; j < order.length; j++) {
+    const start = startOf[j];
+    const e = order[j];
     const end = start + olds[e].length;
     if (view.identity) {
       pieces.push(text.slice(cursor, start), written(e, '\n', Tail.Plain));

@@ -4,6 +4,7 @@
  * bucketing by edit — never a scan of every replacement per edit — and held to the
  * call's budget (24,000 characters where the call states none).
  */
+import { jsonLength } from '@ws/text';
 import type { PlannedEdit, Replacements } from './edit-plan.ts';
 import { receiptCut } from './errors.ts';
 import { holdList } from './hold.ts';
@@ -61,45 +62,62 @@ export function changedLines(edits: readonly PlannedEdit[], replacements: Replac
 
 /** `3-5, 9` for `[3, 5, 9, 9]`, naming at most MAX_RANGES ranges and counting the rest. */
 export function rangeText(flat: readonly number[]): string {
-  const shown = Math.min(flat.length / 2, MAX_RANGES);
-  const parts: string[] = [];
+  const shown = Math.min(flat.length >> 1, MAX_RANGES);
+  let text = '';
   for (let i = 0; i < shown; i++) {
     const from = flat[2 * i];
     const to = flat[2 * i + 1];
-    parts.push(from === to ? String(from) : `${from}-${to}`);
+    if (i > 0) text += ', ';
+    text += from === to ? from : `${from}-${to}`;
   }
-  const more = flat.length / 2 - shown;
-  return more > 0 ? `${parts.join(', ')} and ${more} more` : parts.join(', ');
+  const more = (flat.length >> 1) - shown;
+  return more > 0 ? `${text} and ${more} more` : text;
 }
 
-/** The receipt's entries, in the call's edit order. */
-export function receiptEntries(files: readonly FileReceipt[]): ReceiptEntry[] {
-  const entries: ReceiptEntry[] = [];
+/** Where each edit's entry comes from, in the call's edit order; ranges computed per file in one walk. */
+function entrySources(files: readonly FileReceipt[]): { edit: number; path: string; replaced: number; ranges: number[] }[] {
+  const sources: { edit: number; path: string; replaced: number; ranges: number[] }[] = [];
   for (const file of files) {
     const ranges = changedLines(file.edits, file.replacements);
-    file.numbers.forEach((edit, i) => {
-      entries.push({ edit, path: file.path, replaced: file.edits[i].replaced, lines: rangeText(ranges[i]) });
-    });
+    file.numbers.forEach((edit, i) => sources.push({ edit, path: file.path, replaced: file.edits[i].replaced, ranges: ranges[i] }));
   }
-  return entries.sort((a, b) => a.edit - b.edit);
+  return sources.sort((a, b) => a.edit - b.edit);
+}
+
+function entryOf(source: { edit: number; path: string; replaced: number; ranges: number[] }): ReceiptEntry {
+  return { edit: source.edit, path: source.path, replaced: source.replaced, lines: rangeText(source.ranges) };
+}
+
+/** Every entry of the receipt, in the call's edit order (no budget). */
+export function receiptEntries(files: readonly FileReceipt[]): ReceiptEntry[] {
+  return entrySources(files).map(entryOf);
 }
 
 /**
  * The receipt data: `{ edits, ...extra, note? }`, held to `resultMaxChars` by showing the
- * first entries that fit and a note that every edit was stored.
+ * first entries that fit and a note that every edit was stored. Entries are written
+ * only until the budget is spent: the rest would not be shown.
  */
 export function receipt(
   files: readonly FileReceipt[],
   resultMaxChars: number = DEFAULT_RECEIPT_CHARS,
   extra: Readonly<Record<string, unknown>> = {},
 ): Record<string, unknown> {
-  const entries = receiptEntries(files);
+  const sources = entrySources(files);
+  const entries: ReceiptEntry[] = [];
+  let used = jsonLength({ edits: [], ...extra });
+  for (const source of sources) {
+    const entry = entryOf(source);
+    entries.push(entry);
+    used += jsonLength(entry) + 1;
+    if (used > resultMaxChars) break;
+  }
   return holdList(
     entries,
     (shown) =>
-      shown.length === entries.length
+      shown.length === sources.length
         ? { edits: shown, ...extra }
-        : { edits: shown, ...extra, note: receiptCut(shown.length, entries.length) },
+        : { edits: shown, ...extra, note: receiptCut(shown.length, sources.length) },
     resultMaxChars,
   );
 }

@@ -233,6 +233,22 @@ describe('properties', () => {
     );
   });
 
+  test('a long file plans like a short one: spans are ordered the same either way', () => {
+    const pad = '.'.repeat(20_000);
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('ab', 'b', 'a', '\n', '\r\n', 'c'), { maxLength: 40 }), fc.array(fc.constantFrom('a', 'b', 'ab', 'c', 'bc'), { minLength: 1, maxLength: 4 }), (parts, olds) => {
+        const text = parts.join('');
+        const edits = olds.map((o, i) => ({ oldString: o, newString: `<${i}>`, replaceAll: i % 2 === 0 }));
+        const short = plan(`${text}\n`, edits);
+        const long = plan(`${text}\n${pad}`, edits);
+        if (!short.ok || !long.ok) return expect(long).toEqual(short as never);
+        expect(long.text).toBe(`${short.text}${pad}`);
+        expect([...long.replacements.edit]).toEqual([...short.replacements.edit]);
+      }),
+      runs(1500),
+    );
+  });
+
   test('a plan is all or none: any problem and no text', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 30 }), fc.array(fc.record({ oldString: fc.string({ maxLength: 3 }), newString: fc.string({ maxLength: 3 }), replaceAll: fc.boolean() }), { maxLength: 5 }), (text, edits) => {
