@@ -57,6 +57,8 @@ export class MemoryMount implements Mount {
   readonly agreed = new Map<string, Uint8Array | null>();
   /** Conflicts and the disk side they recorded. */
   readonly conflicts = new Set<string>();
+  /** Paths the workspace itself wrote (where S came from, when P is unknown). */
+  readonly written = new Set<string>();
   /** How many times each method ran, for tests that check what the tools asked. */
   readonly calls: Record<string, number> = {};
 
@@ -148,6 +150,7 @@ export class MemoryMount implements Mount {
       }
       return { notes: [] };
     }
+    if (d === undefined && this.written.has(path)) return { notes: [] };
     if (d === undefined) return { notes: ['Disk has no copy of this file and nothing records whether it was deleted there; this read shows the workspace’s copy.'] };
     this.conflicts.add(path);
     return { notes: [this.conflictNote(path)] };
@@ -173,6 +176,7 @@ export class MemoryMount implements Mount {
     if (checked.answer) return { kind: 'answer', message: checked.answer };
     const s = this.store.get(path);
     if (s) return { kind: 'file', bytes: s, notes: checked.notes };
+    if (s === null) return { kind: 'missing' };
     const d = this.disk.get(path);
     if (d && isBinary(d)) return { kind: 'binary', size: d.length };
     if (d) return { kind: 'answer', message: `${this.full(path)} is ${d.length} bytes, over this mount's limit of ${this.maxFileSize} for text.` };
@@ -255,6 +259,7 @@ export class MemoryMount implements Mount {
         this.store.delete(c.path);
       } else {
         this.store.set(c.path, c.bytes);
+        this.written.add(c.path);
       }
     }
     if (this.backend === 'store' && this.autoMaterialize) {
