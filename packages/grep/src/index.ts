@@ -1,0 +1,1 @@
+export { namesCr, namesBom } from './names-cr.ts';
