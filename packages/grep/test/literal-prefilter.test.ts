@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import { literalPrefilter } from '../src/literal-prefilter.ts';
+import { scanPattern } from '../src/pattern-syntax.ts';
+
+const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
+const params = (numRuns: number) => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+const prefilter = (pattern: string, caseInsensitive = false) => literalPrefilter(scanPattern(pattern).topLevel, caseInsensitive);
+const literalOf = (pattern: string) => {
+  const p = prefilter(pattern);
+  return p === undefined ? undefined : dec.decode(p.literal);
+};
+
+describe('the text every match contains', () => {
+  const cases = [
+    ['foo\\d+$', 'foo'],
+    ['renderFooter', 'renderFooter'],
+    ['ab*c', 'a'],
+    ['x{2}yz', 'yz'],
+    ['(foo)barbaz?', 'barba'],
+    ['\\.git\\/', '.git/'],
+    ['[ab]cd', 'cd'],
+    ['a|b', undefined],
+    ['(?:a|b)', undefined],
+    ['\u00e9t\u00e9', 't'],
+    ['^$', undefined],
+    ['x*', undefined],
+    ['a{', 'a{'],
+  ] as const;
+  for (const [pattern, literal] of cases) {
+    test(`\`${pattern}\`: ${literal === undefined ? 'none' : `"${literal}"`}`, () => {
+      expect(literalOf(pattern)).toBe(literal);
+    });
+  }
+});
+
+describe('mayMatch', () => {
+  test('is true exactly when the bytes hold the run (ASCII letters in either case where asked), so every match gets through', () => {
+    const text = fc.array(fc.constantFrom('ab', 'AB', 'aB', 'b', 'a', 'x', '\u00e9', '\u212a', 'k', 'K', '\n', '\r'), { maxLength: 40 }).map((xs) => xs.join(''));
+    const pattern = fc.constantFrom('ab', 'abk', 'bx', 'ka', 'xAB', 'b\\r', 'a\\nb');
+    const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    fc.assert(
+      fc.property(text, pattern, fc.boolean(), (t, p, ci) => {
+        const f = prefilter(p, ci)!;
+        const literal = dec.decode(f.literal);
+        const holds = ci ? asciiLower(t).includes(literal) : t.includes(literal);
+        // Small texts never use up the filter's budget, so its answer is exact here.
+        expect(f.mayMatch(enc.encode(t))).toBe(holds);
+        if (new RegExp(p, ci ? 'i' : '').test(t)) expect(holds).toBe(true);
+      }),
+      params(5000),
+    );
+  });
+
+  test('turns away bytes without the run, in either case where asked', () => {
+    expect(prefilter('needle')!.mayMatch(enc.encode('hay\nneedl e\n'))).toBe(false);
+    expect(prefilter('needle')!.mayMatch(enc.encode('NEEDLE'))).toBe(false);
+    expect(prefilter('needle', true)!.mayMatch(enc.encode('NEEDLE'))).toBe(true);
+    expect(prefilter('needle', true)!.mayMatch(enc.encode('NEEDL'))).toBe(false);
+  });
+
+  test('the run is found at the very start and the very end of the bytes', () => {
+    expect(prefilter('zq')!.mayMatch(enc.encode('zq...'))).toBe(true);
+    expect(prefilter('zq')!.mayMatch(enc.encode('...zq'))).toBe(true);
+    expect(prefilter('zq')!.mayMatch(enc.encode('...z'))).toBe(false);
+  });
+
+  test('lets a file through rather than spend more than decoding it would cost', () => {
+    // Thousands of near misses: the filter gives up and says the file may match.
+    expect(prefilter('zq')!.mayMatch(enc.encode('z.'.repeat(10_000)))).toBe(true);
+  });
+});

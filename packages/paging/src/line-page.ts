@@ -1,0 +1,160 @@
+/**
+ * Line pages (SPEC §2.1): the longest page from an offset whose JSON fits what reaches
+ * the caller whole. The rule a reader must not break: every candidate page is measured
+ * exactly as it would go out, its own note included, never estimated; a page that
+ * says it fits, fits.
+ */
+import { type FileText, numberedLine, safeCut, textNotes } from '@ws/text';
+import { longestFittingCut, shortestCutPage } from './cut.ts';
+import { PagingError, refusal } from './errors.ts';
+import { commonInput, refuseBoth, wholeNumber } from './inputs.ts';
+import { EMPTY_FILE_NOTE, type LineStop, type Rest, joinNotes, lineStopNote, restMarker } from './notes.ts';
+import { innerLength, noteCost, skeletonLength } from './page-length.ts';
+
+/** What to read as a line page. */
+export interface LinePageOptions {
+  /** The file's path as the caller named it; the page repeats it. */
+  readonly path: string;
+  /** The first line to show, 1-based (default 1). */
+  readonly offset?: number;
+  /** The most lines to show (default 2000). */
+  readonly limit?: number;
+  /** The most characters of `JSON.stringify(page)`; absent for an in-process caller. */
+  readonly resultMaxChars?: number;
+  /** Sentences the page carries after the file's own (e.g. the disk check's, §4.5). */
+  readonly notes?: readonly string[];
+}
+
+/** A page of a file's lines, each shown as `numberedLine(n, line)`, joined by `\n`. */
+export interface LinePage {
+  readonly path: string;
+  readonly totalLines: number;
+  /** The first line shown (0 for an empty file). */
+  readonly fromLine: number;
+  /** The last line shown, whole or cut (0 for an empty file). */
+  readonly toLine: number;
+  /** The file's notes, the caller's notes and where to read on; absent where there is nothing to say. */
+  readonly note?: string;
+  readonly content: string;
+}
+
+/** A line longer than this is cut, with a marker naming its rest, on a page with a budget. */
+export const LONG_LINE = 2000;
+
+/** The default most lines of a page. */
+export const DEFAULT_LIMIT = 2000;
+
+/** A line as a budgeted page shows it: whole, or cut with a marker naming its rest. */
+interface ShownLine {
+  readonly text: string;
+  readonly rest: Rest | null;
+}
+
+function cutLine(ft: FileText, n: number, cut: number): ShownLine {
+  const line = ft.lines[n - 1];
+  const rest = { offsetChars: ft.starts[n - 1] + cut, limitChars: line.length - cut };
+  return { text: line.slice(0, cut) + restMarker(rest), rest };
+}
+
+function shownLine(ft: FileText, n: number): ShownLine {
+  const line = ft.lines[n - 1];
+  return line.length > LONG_LINE ? cutLine(ft, n, safeCut(line, LONG_LINE)) : { text: line, rest: null };
+}
+
+function page(path: string, totalLines: number, fromLine: number, shown: readonly string[], note: string | undefined): LinePage {
+  const content = shown.map((text, i) => numberedLine(fromLine + i, text)).join('\n');
+  const toLine = fromLine + shown.length - 1;
+  return note === undefined
+    ? { path, totalLines, fromLine, toLine, content }
+    : { path, totalLines, fromLine, toLine, note, content };
+}
+
+/**
+ * A page of `ft`'s lines from `offset` (SPEC §2.1). With `resultMaxChars` it is the
+ * longest page whose JSON fits, note included: lines over 2,000 characters are cut
+ * with a marker naming their rest, a first line that cannot fit whole is cut to the
+ * most that fits, and where nothing fits the shortest page there is goes out (the
+ * floor). Without it the page holds `limit` whole lines. Throws a PagingError for a
+ * request it cannot answer (§2.3).
+ */
+export function linePage(ft: FileText, options: LinePageOptions): LinePage {
+  const fields = options as unknown as Readonly<Record<string, unknown>>;
+  refuseBoth(fields);
+  const { path, budget, notes } = commonInput(fields);
+  const offset = wholeNumber(fields, 'offset', 1, 1);
+  const limit = wholeNumber(fields, 'limit', 1, DEFAULT_LIMIT);
+  const carried = [...textNotes(ft), ...notes];
+  const totalLines = ft.lines.length;
+
+  if (totalLines === 0) {
+    if (offset > 1) throw new PagingError(refusal.pastLastLine(offset, 0));
+    const note = joinNotes([...carried, EMPTY_FILE_NOTE]) ?? EMPTY_FILE_NOTE;
+    return { path, totalLines, fromLine: 0, toLine: 0, note, content: '' };
+  }
+  if (offset > totalLines) throw new PagingError(refusal.pastLastLine(offset, totalLines));
+
+  const last = Math.min(totalLines, offset + limit - 1);
+  if (budget === undefined) {
+    const stop: LineStop = last === totalLines ? { kind: 'end' } : { kind: 'limit', next: last + 1 };
+    return page(path, totalLines, offset, ft.lines.slice(offset - 1, last), joinNotes([...carried, lineStopNote(stop)]));
+  }
+  return budgetedPage(ft, path, offset, last, budget, carried);
+}
+
+function budgetedPage(ft: FileText, path: string, from: number, last: number, budget: number, carried: readonly string[]): LinePage {
+  const totalLines = ft.lines.length;
+  const carriedNote = joinNotes(carried) ?? '';
+  const noteLength = noteCost(carriedNote);
+  const skeleton = (toLine: number) => skeletonLength({ path, totalLines, fromLine: from, toLine });
+  const stopAt = (toLine: number, rest: Rest | null): LineStop => {
+    const next = toLine < totalLines ? toLine + 1 : null;
+    if (rest !== null) return { kind: 'cut', line: toLine, rest, next };
+    if (next === null) return { kind: 'end' };
+    return toLine === last ? { kind: 'limit', next } : { kind: 'budget', next };
+  };
+  const finish = (shown: readonly ShownLine[]) => {
+    const toLine = from + shown.length - 1;
+    const stop = lineStopNote(stopAt(toLine, shown[shown.length - 1].rest));
+    return page(path, totalLines, from, shown.map((s) => s.text), joinNotes([carriedNote, stop]));
+  };
+
+  // Whole-line pages, one line longer each time. The content's JSON grows line by line
+  // (each "\n" costs 2); the note is measured for each candidate, since how a page ends
+  // decides it. Past the point where even the carried notes alone overflow, nothing
+  // longer can fit (and, for the floor, nothing longer can be shorter).
+  const shown: ShownLine[] = [];
+  let contentInner = -2;
+  let longest = 0;
+  let shortest = { lines: 0, length: Infinity };
+  for (let n = from; n <= last; n++) {
+    const line = shownLine(ft, n);
+    shown.push(line);
+    contentInner += 2 + innerLength(numberedLine(n, line.text));
+    const bare = skeleton(n) + contentInner;
+    const least = bare + noteLength('');
+    if (least > budget && (longest > 0 || least > shortest.length)) break;
+    const length = bare + noteLength(lineStopNote(stopAt(n, line.rest)));
+    if (length <= budget) longest = shown.length;
+    if (length <= shortest.length) shortest = { lines: shown.length, length };
+  }
+  if (longest > 0) return finish(shown.slice(0, longest));
+
+  // Not even the first line fits whole: cut it to the most that fits.
+  const first = ft.lines[from - 1];
+  const maxCut = Math.min(first.length - 1, safeCut(first, LONG_LINE));
+  const cutPageLength = (cut: number) => {
+    const line = cutLine(ft, from, cut);
+    const stop = lineStopNote(stopAt(from, line.rest));
+    return skeleton(from) + innerLength(numberedLine(from, line.text)) + noteLength(stop);
+  };
+  const cut = longestFittingCut(first, maxCut, budget, cutPageLength);
+  if (cut !== undefined) return finish([cutLine(ft, from, cut)]);
+
+  // The floor: nothing fits, so the shortest page there is goes out, whole lines
+  // preferred on a tie (they show more).
+  const shortestCut = shortestCutPage(first, maxCut, cutPageLength);
+  if (shortestCut !== undefined && shortestCut.length < shortest.length) {
+    return finish([cutLine(ft, from, shortestCut.cut)]);
+  }
+  return finish(shown.slice(0, shortest.lines));
+}

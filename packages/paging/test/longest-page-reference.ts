@@ -1,0 +1,95 @@
+/**
+ * The longest page by brute force, to check `linePage` against: build every page a
+ * line page could be — each run of whole lines from the offset, each cut of the first
+ * line — serialize each whole with JSON.stringify, and pick by SPEC §2.1's words.
+ * Slow on purpose; it shares only the wording (notes.ts) with the code it checks.
+ */
+import { type FileText, numberedLine, textNotes } from '@ws/text';
+import type { LinePage } from '../src/index.ts';
+import { type LineStop, type Rest, lineStopNote, restMarker } from '../src/notes.ts';
+
+export interface ReferenceOptions {
+  readonly path: string;
+  readonly offset?: number;
+  readonly limit?: number;
+  readonly resultMaxChars: number;
+  readonly notes?: readonly string[];
+}
+
+function splitsPair(s: string, i: number): boolean {
+  const before = s.charCodeAt(i - 1);
+  const after = s.charCodeAt(i);
+  return i > 0 && i < s.length && before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
+}
+
+interface Candidate {
+  readonly page: LinePage;
+  readonly length: number;
+  /** Orders candidates by how much they show: whole-line pages above cuts, longer above shorter. */
+  readonly shows: number;
+}
+
+/** The page `linePage` must return for these options, found by trying everything. */
+export function referenceLinePage(ft: FileText, options: ReferenceOptions): LinePage {
+  const { path, offset = 1, limit = 2000, resultMaxChars: budget, notes = [] } = options;
+  const totalLines = ft.lines.length;
+  const last = Math.min(totalLines, offset + limit - 1);
+  const carried = [...textNotes(ft), ...notes];
+
+  const cutText = (n: number, cut: number): { text: string; rest: Rest } => {
+    const line = ft.lines[n - 1];
+    const rest = { offsetChars: ft.starts[n - 1] + cut, limitChars: line.length - cut };
+    return { text: line.slice(0, cut) + restMarker(rest), rest };
+  };
+  const shown = (n: number): { text: string; rest: Rest | null } => {
+    const line = ft.lines[n - 1];
+    if (line.length <= 2000) return { text: line, rest: null };
+    let cut = 2000;
+    while (splitsPair(line, cut)) cut--;
+    return cutText(n, cut);
+  };
+  const build = (texts: string[], lastRest: Rest | null, shows: number): Candidate => {
+    const toLine = offset + texts.length - 1;
+    const next = toLine < totalLines ? toLine + 1 : null;
+    const stop: LineStop =
+      lastRest !== null
+        ? { kind: 'cut', line: toLine, rest: lastRest, next }
+        : next === null
+          ? { kind: 'end' }
+          : toLine === last
+            ? { kind: 'limit', next }
+            : { kind: 'budget', next };
+    const said = [...carried, lineStopNote(stop)].filter((s) => s !== '');
+    const content = texts.map((t, i) => numberedLine(offset + i, t)).join('\n');
+    const page: LinePage =
+      said.length > 0
+        ? { path, totalLines, fromLine: offset, toLine, note: said.join(' '), content }
+        : { path, totalLines, fromLine: offset, toLine, content };
+    return { page, length: JSON.stringify(page).length, shows };
+  };
+
+  const wholes: Candidate[] = [];
+  const texts: string[] = [];
+  for (let n = offset; n <= last; n++) {
+    const s = shown(n);
+    texts.push(s.text);
+    wholes.push(build([...texts], s.rest, 1e9 + n));
+  }
+  const fittingWhole = wholes.filter((c) => c.length <= budget);
+  if (fittingWhole.length > 0) return fittingWhole[fittingWhole.length - 1].page;
+
+  const first = ft.lines[offset - 1];
+  const cuts: Candidate[] = [];
+  for (let cut = 1; cut < first.length && cut <= 2000; cut++) {
+    if (splitsPair(first, cut)) continue;
+    const c = cutText(offset, cut);
+    cuts.push(build([c.text], c.rest, cut));
+  }
+  const fittingCut = cuts.filter((c) => c.length <= budget);
+  if (fittingCut.length > 0) return fittingCut[fittingCut.length - 1].page;
+
+  // The floor: the shortest page there is; on a tie, the one that shows more.
+  const all = [...wholes, ...cuts];
+  all.sort((a, b) => a.length - b.length || b.shows - a.shows);
+  return all[0].page;
+}

@@ -1,0 +1,181 @@
+/**
+ * `edit` and `edit_many`: read each file once, plan every edit on it (`planEdits`),
+ * then store all or none. The one rule: nothing is stored unless every edit of every
+ * file planned cleanly, and each file is committed with `expected` set to the bytes it
+ * was planned on, so an edit never lands on text it was not planned on.
+ */
+import { fileText } from '@ws/text';
+import type { Change, Mount, Report, Workspace } from './workspace.ts';
+import { type EditSpec, planEdits } from './edit-plan.ts';
+import {
+  binaryEdit,
+  commitPartly,
+  commitRefused,
+  editProblem,
+  editsRefused,
+  isDirectory,
+  loneSurrogate,
+  missingEdit,
+  mountRootChange,
+  readOnly,
+} from './errors.ts';
+import { suggestions } from './close-paths.ts';
+import { type Located, locate } from './paths.ts';
+import { type FileReceipt, DEFAULT_RECEIPT_CHARS, receipt } from './receipt.ts';
+import { type ToolResult, answer, refuse } from './result.ts';
+
+/** One edit as the tools take it: a mount-prefixed path and what to replace. */
+export interface PathEdit extends EditSpec {
+  readonly path: string;
+}
+
+/** A problem and the edit number it sorts under. */
+interface Problem {
+  readonly at: number;
+  readonly sentence: string;
+}
+
+/** The edits of one file, by the call's 1-based edit numbers. */
+interface FileEdits {
+  readonly at: Located;
+  readonly numbers: number[];
+  readonly specs: EditSpec[];
+}
+
+const encoder = new TextEncoder();
+
+/** `Edit 3: …` in an edit_many answer; the bare sentence for a plain edit. */
+function numbered(numbers: readonly number[], sentence: string, single: boolean): string {
+  if (single) return sentence;
+  return `Edit${numbers.length === 1 ? '' : 's'} ${numbers.join(', ')}: ${sentence}`;
+}
+
+/** Groups edits by file, refusing paths that name no file a mount can edit. */
+function byFile(workspace: Workspace, edits: readonly PathEdit[], single: boolean, problems: Problem[]): Map<string, FileEdits> {
+  const files = new Map<string, FileEdits>();
+  edits.forEach((edit, i) => {
+    const n = i + 1;
+    for (const [field, text] of [['oldString', edit.oldString], ['newString', edit.newString]] as const) {
+      if (!text.isWellFormed()) problems.push({ at: n, sentence: numbered([n], loneSurrogate(field), single) });
+    }
+    const at = locate(workspace, edit.path);
+    if (!at.ok) {
+      problems.push({ at: n, sentence: numbered([n], at.error, single) });
+      return;
+    }
+    const known = files.get(at.path);
+    const spec = { oldString: edit.oldString, newString: edit.newString, replaceAll: edit.replaceAll ?? false };
+    if (known) {
+      known.numbers.push(n);
+      known.specs.push(spec);
+    } else {
+      files.set(at.path, { at, numbers: [n], specs: [spec] });
+    }
+  });
+  return files;
+}
+
+/** A planned file, ready to commit. */
+interface Planned {
+  readonly file: FileEdits;
+  readonly before: Uint8Array;
+  readonly after: Uint8Array;
+  readonly receipt: FileReceipt;
+  readonly notes: readonly string[];
+}
+
+async function planFile(file: FileEdits, single: boolean, problems: Problem[]): Promise<Planned | undefined> {
+  const { at, numbers } = file;
+  const fail = (sentence: string) => {
+    problems.push({ at: numbers[0], sentence: numbered(numbers, sentence, single) });
+    return undefined;
+  };
+  if (at.rel === '') return fail(mountRootChange(at.path, 'edit'));
+  if (at.mount.readOnly) return fail(readOnly(at.mount.name, single ? 'edit' : 'edit_many'));
+  const read = await at.mount.read(at.rel);
+  switch (read.kind) {
+    case 'missing':
+      return fail(missingEdit(at.path, await suggestions(at.mount, at.path)));
+    case 'binary':
+      return fail(binaryEdit(at.path));
+    case 'directory':
+      return fail(isDirectory(at.path, 'edit'));
+    case 'answer':
+      return fail(read.message);
+    case 'file':
+      break;
+  }
+  const plan = planEdits(fileText(read.bytes), file.specs);
+  if (!plan.ok) {
+    for (const p of plan.problems) {
+      const sentence = editProblem(p, at.path, (i) => numbers[i], single);
+      problems.push({ at: p.kind === 'invalid-utf8' ? numbers[0] : numbers[p.edit], sentence });
+    }
+    return undefined;
+  }
+  return {
+    file,
+    before: read.bytes,
+    after: encoder.encode(plan.text),
+    receipt: { path: at.path, numbers, edits: plan.edits, replacements: plan.replacements },
+    notes: read.notes,
+  };
+}
+
+/** Commits each mount's changes in turn; a later refusal takes earlier mounts' changes back. */
+async function commitAll(planned: readonly Planned[]): Promise<{ ok: true; reports: Record<string, Report> } | { ok: false; error: string }> {
+  const byMount = new Map<Mount, Planned[]>();
+  for (const p of planned) byMount.set(p.file.at.mount, [...(byMount.get(p.file.at.mount) ?? []), p]);
+  const done: [Mount, Planned[]][] = [];
+  const reports: Record<string, Report> = {};
+  for (const [mount, files] of byMount) {
+    const changes: Change[] = files.map((p) => ({ path: p.file.at.rel, bytes: p.after, expected: p.before }));
+    const stored = await mount.commit(changes);
+    if (stored.ok) {
+      done.push([mount, files]);
+      if (Object.keys(stored.report).length > 0) reports[mount.name] = stored.report;
+      continue;
+    }
+    const undone: string[] = [];
+    const kept: string[] = [];
+    for (const [earlier, earlierFiles] of done.reverse()) {
+      const back = await earlier.commit(earlierFiles.map((p) => ({ path: p.file.at.rel, bytes: p.before, expected: p.after })));
+      if (back.ok) undone.push(earlier.name);
+      else kept.push(...earlierFiles.map((p) => p.file.at.path));
+    }
+    return { ok: false, error: kept.length > 0 ? commitPartly(stored.message, kept) : commitRefused(stored.message, undone) };
+  }
+  return { ok: true, reports };
+}
+
+/**
+ * Plans and stores `edits` (one for `edit`, any number for `edit_many`), answering a
+ * receipt held to `budget` (24,000 characters where the call states none), or every
+ * problem found, with nothing stored.
+ */
+export async function editFiles(
+  workspace: Workspace,
+  edits: readonly PathEdit[],
+  budget: number | undefined,
+  single: boolean,
+): Promise<ToolResult> {
+  const problems: Problem[] = [];
+  const files = byFile(workspace, edits, single, problems);
+  const planned: Planned[] = [];
+  for (const file of files.values()) {
+    const p = await planFile(file, single, problems);
+    if (p) planned.push(p);
+  }
+  if (problems.length > 0) {
+    const sorted = problems.map((p, i) => ({ ...p, i })).sort((a, b) => a.at - b.at || a.i - b.i);
+    return refuse(editsRefused(sorted.map((p) => p.sentence), single));
+  }
+  const stored = await commitAll(planned);
+  if (!stored.ok) return refuse(stored.error);
+  const checks = Object.fromEntries(planned.filter((p) => p.notes.length > 0).map((p) => [p.file.at.path, p.notes]));
+  const extra = {
+    ...(Object.keys(checks).length ? { diskCheck: checks } : {}),
+    ...(Object.keys(stored.reports).length ? { reports: stored.reports } : {}),
+  };
+  return answer(receipt(planned.map((p) => p.receipt), budget ?? DEFAULT_RECEIPT_CHARS, extra));
+}

@@ -1,0 +1,235 @@
+/**
+ * Every sentence `@ws/tools` says to a model or a person, in one place so tests and the
+ * README can refer to it. The one rule: each says what is wrong and what to do next.
+ */
+import type { EditProblem } from './edit-plan.ts';
+
+/** `a`, `a and b`, `a, b and c`. */
+function list(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function quoted(s: string, max = 120): string {
+  const cut = s.length > max ? `${s.slice(0, max)}…` : s;
+  return JSON.stringify(cut);
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// ── calls and inputs ────────────────────────────────────────────────────────────
+
+/** A tool name that is not one of the tools. */
+export function unknownTool(name: unknown, known: readonly string[]): string {
+  return `There is no tool named ${JSON.stringify(String(name))}; the tools are ${list(known)}.`;
+}
+
+/** A field (or the whole input, `field` undefined) that is not what the schema allows. */
+export function invalidInput(tool: string, field: string | undefined, allowed: string, got: string): string {
+  if (field === undefined) return `${tool} takes ${allowed}; it got ${got}.`;
+  if (got === 'nothing') return `${tool} needs "${field}": ${allowed}.`;
+  return `${tool}'s "${field}" must be ${allowed}; it got ${got}.`;
+}
+
+/** Fields the tool does not take. */
+export function unknownFields(tool: string, at: string | undefined, keys: readonly string[], known: readonly string[]): string {
+  const where = at === undefined ? tool : `${tool}'s "${at}"`;
+  const names = keys.map((k) => `"${k}"`);
+  return `${where} has no field${keys.length === 1 ? '' : 's'} ${list(names)}; it takes ${list(known)}.`;
+}
+
+/** A call's resultMaxChars that is not a whole number of 1 or more. */
+export function badBudget(got: unknown): string {
+  return `resultMaxChars must be a whole number, 1 or more; the call gave ${JSON.stringify(got) ?? String(got)}. Leave it out to take the whole result.`;
+}
+
+/** A fault inside the tools; the details went to the operator's log. */
+export function internalError(tool: string): string {
+  return `${tool} failed inside ws (the details were logged for the operator); nothing more is known. Try again, or try another way.`;
+}
+
+// ── paths ───────────────────────────────────────────────────────────────────────
+
+/** A path with a NUL character. */
+export function nulInPath(raw: string): string {
+  return `The path ${JSON.stringify(raw)} holds a NUL character, which no file name can; write the path without it.`;
+}
+
+/** An absolute path. */
+export function absolutePath(raw: string): string {
+  return `The path ${JSON.stringify(raw)} is absolute; paths begin with a mount name, as in work/src/a.ts.`;
+}
+
+/** A path with backslashes. */
+export function backslashPath(raw: string): string {
+  return `The path ${JSON.stringify(raw)} has a backslash; separate a path's parts with /, as in work/src/a.ts.`;
+}
+
+/** A path with a `..` segment. */
+export function parentSegment(raw: string): string {
+  return `The path ${JSON.stringify(raw)} has a ".." part, which could leave its mount; name the path from the mount, as in work/src/a.ts.`;
+}
+
+/** A path whose first part is not a mount. */
+export function unknownMount(raw: string, name: string, mounts: readonly string[], guess: string | undefined): string {
+  const known = mounts.length === 0 ? 'this workspace has no mounts' : `the mounts are ${list(mounts)}`;
+  const start = name === '' ? `The path ${JSON.stringify(raw)} names no mount` : `There is no mount named ${JSON.stringify(name)}`;
+  const hint = guess === undefined ? 'paths begin with a mount name, as in work/src/a.ts' : `did you mean ${guess}?`;
+  return `${start}; ${known}: ${hint}`.replace(/([^?])$/, '$1.');
+}
+
+/** A `mount` field naming no mount. */
+export function noSuchMount(name: string, mounts: readonly string[]): string {
+  return `There is no mount named ${JSON.stringify(name)}; the mounts are ${list(mounts)}.`;
+}
+
+/** Both `path` and `mount` given to a tool that takes one. */
+export function pathOrMount(tool: string): string {
+  return `${tool} takes a path or a mount, not both; a path already names its mount.`;
+}
+
+// ── reading and listing ─────────────────────────────────────────────────────────
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+/** Nothing at a path; close paths, if any. */
+export function missing(path: string, suggestions: readonly string[]): string {
+  if (suggestions.length === 0) return `${path} does not exist; find files with glob or ls.`;
+  return `${path} does not exist. Did you mean ${orList(suggestions)}?`;
+}
+
+/** A directory given to a tool that reads or changes a file. */
+export function isDirectory(path: string, tool: string): string {
+  return tool === 'read'
+    ? `${path} is a directory; list it with ls, or read a file inside it.`
+    : `${path} is a directory; ${tool} changes one file at a time.`;
+}
+
+/** A binary file given to read. */
+export function binaryRead(path: string, size: number): string {
+  return `${path} is a binary file (${plural(size, 'byte')}); read shows text only.`;
+}
+
+/** A list answer cut to its budget. */
+export function listCut(what: string, shown: number, total: number, narrow: string): string {
+  return `Showing the first ${shown} of ${total} ${what}; ${total - shown} more not shown. ${narrow}`;
+}
+
+/** How to narrow each kind of list. */
+export const narrow = {
+  grep: 'Narrow the search with path or glob, or a more specific pattern.',
+  glob: 'Narrow the pattern, or give a path.',
+  ls: 'List a directory further down, or without recursive.',
+} as const;
+
+/** A walk that passed things over: `12 ignored, 2 editor swap or backup files`. */
+export function passedOver(counts: Readonly<Record<string, number>>): string | undefined {
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([why, n]) => `${n} ${why}`);
+  return parts.length === 0 ? undefined : `The walk passed over ${list(parts)}.`;
+}
+
+/** A glob that matched nothing. */
+export function globNone(pattern: string): string {
+  return `No file matches ${pattern}. Patterns are mount-prefixed (work/**/*.ts); check the mount name and the directory.`;
+}
+
+/** A glob pattern that Bun.Glob cannot read. */
+export function badGlob(pattern: string, why: string): string {
+  return `The glob ${JSON.stringify(pattern)} cannot be read (${why}); write it as in work/**/*.ts.`;
+}
+
+/** A regular expression that does not compile. */
+export function badPattern(pattern: string, why: string): string {
+  return `The pattern ${JSON.stringify(pattern)} is not a valid JavaScript regular expression (${why}); fix it, or escape characters such as ( [ { . * + ? with a backslash.`;
+}
+
+// ── changing files ──────────────────────────────────────────────────────────────
+
+/** A change asked of a read-only mount. */
+export function readOnly(mount: string, tool: string): string {
+  return `Mount ${mount} is read-only; ${tool} cannot change it. Change files in a mount that is not read-only.`;
+}
+
+/** A binary file given to edit. */
+export function binaryEdit(path: string): string {
+  return `${path} is a binary file; edit changes text only. Use write to replace it whole.`;
+}
+
+/** A missing file given to edit. */
+export function missingEdit(path: string, suggestions: readonly string[]): string {
+  const guess = suggestions.length === 0 ? '' : ` Did you mean ${orList(suggestions)}?`;
+  return `${path} does not exist.${guess} To create a file, use write.`;
+}
+
+/** A path with no file to write to: the mount root. */
+export function mountRootChange(path: string, tool: string): string {
+  return `${path} is a mount's root; ${tool} needs a file inside it, as in ${path}/a.txt.`;
+}
+
+/** The most problems an edit's answer names one by one. */
+export const MAX_LISTED_PROBLEMS = 20;
+
+/** One planner problem as a sentence; `edit` is the call's edit number, `single` for a plain `edit` call. */
+export function editProblem(p: EditProblem, path: string, number: (index: number) => number, single: boolean): string {
+  const who = (i: number) => (single ? 'oldString' : `Edit ${number(i)}'s oldString`);
+  switch (p.kind) {
+    case 'invalid-utf8':
+      return `${path} is not valid UTF-8, so edit refuses it${single ? '' : ` (edit${p.edits.length === 1 ? '' : 's'} ${list(p.edits.map((i) => String(number(i))))})`}; use write to replace it whole.`;
+    case 'empty':
+      return `${who(p.edit)} is empty; give the text to replace, or use write for a whole file.`;
+    case 'unchanged':
+      return `${who(p.edit)} and its newString are the same text, so nothing would change; give the text as it should become.`;
+    case 'not-found': {
+      if (p.numbered) {
+        return `${who(p.edit)} was not found in ${path}, but would be without read's line numbers: leave out each line's number and the tab after it.`;
+      }
+      const missingLine = p.missing ? ` Its line ${p.missing.line}, ${quoted(p.missing.text)}, appears nowhere in the file.` : '';
+      const nearest = p.nearest
+        ? ` The nearest line is ${p.nearest.line}: ${quoted(p.nearest.text)}; check whitespace and spelling, or read the file again.`
+        : ' Read the file again and copy the text exactly.';
+      return `${who(p.edit)} was not found in ${path}.${missingLine}${nearest}`;
+    }
+    case 'not-unique': {
+      const more = p.count > p.lines.length ? ` and ${p.count - p.lines.length} more` : '';
+      return `${who(p.edit)} occurs ${p.count} times in ${path}, at lines ${list(p.lines.map(String))}${more}; include more of the surrounding text to pick one, or set replaceAll to change every one.`;
+    }
+    case 'clash':
+      return `Edits ${number(p.other)} and ${number(p.edit)} both change text at line ${p.line} of ${path}; edits are located in the file as it was before the call, so make them one edit.`;
+  }
+}
+
+/** The answer when an edit call stored nothing: every problem, the first 20 named. */
+export function editsRefused(sentences: readonly string[], single: boolean): string {
+  if (single) return sentences[0];
+  const shown = sentences.slice(0, MAX_LISTED_PROBLEMS).map((s) => `- ${s}`);
+  const more = sentences.length > MAX_LISTED_PROBLEMS ? [`- and ${sentences.length - MAX_LISTED_PROBLEMS} more.`] : [];
+  return [`Nothing was stored: ${plural(sentences.length, 'problem')}.`, ...shown, ...more].join('\n');
+}
+
+/** A receipt cut to its budget. */
+export function receiptCut(shown: number, total: number): string {
+  return `All ${total} edits were stored; this receipt lists the first ${shown}. Read the files to see the rest.`;
+}
+
+/** A commit a mount refused; `undone` names mounts whose part was taken back. */
+export function commitRefused(message: string, undone: readonly string[]): string {
+  const back = undone.length === 0 ? '' : ` The changes already stored in ${list(undone)} were taken back.`;
+  return `Nothing was stored: ${message}${back}`;
+}
+
+/** A cross-mount commit whose undo failed: say exactly what stayed stored. */
+export function commitPartly(message: string, stored: readonly string[]): string {
+  return `Only part of the call was stored: ${message} ${list(stored)} kept the new text and could not be taken back; read them and fix by hand.`;
+}
+
+/** A string field holding half of a UTF-16 surrogate pair, which UTF-8 cannot store. */
+export function loneSurrogate(field: string): string {
+  return `${field} holds a lone surrogate (half of a UTF-16 pair), which UTF-8 cannot store; send whole characters.`;
+}

@@ -1,0 +1,76 @@
+/**
+ * `glob`: files whose mount-prefixed paths match a pattern, with `Bun.Glob` semantics.
+ * The one rule: the pattern is matched against the whole mount-prefixed path
+ * (`work/src/a.ts`), mount name included; with `path`, a pattern that does not begin
+ * with a mount name is read relative to that path.
+ */
+import type { ToolInput } from './schemas.ts';
+import type { Mount, Workspace } from './workspace.ts';
+import { globNone, listCut, narrow, passedOver } from './errors.ts';
+import { holdList } from './hold.ts';
+import { locate, prefixed } from './paths.ts';
+import { type ToolResult, answer, refuse } from './result.ts';
+
+const GLOB_CHARS = /[*?[\]{}!\\]/;
+
+/** A mount to walk and the directory inside it where the pattern's literal part ends. */
+interface Scan {
+  readonly mount: Mount;
+  readonly dir: string;
+}
+
+/** Where a pattern can match: the mounts its first part names, beneath its literal directory. */
+function scansFor(workspace: Workspace, pattern: string): Scan[] {
+  const parts = pattern.split('/');
+  const literal: string[] = [];
+  for (let i = 1; i < parts.length - 1 && !GLOB_CHARS.test(parts[i]); i++) literal.push(parts[i]);
+  const first = parts[0];
+  const named = GLOB_CHARS.test(first)
+    ? workspace.mounts.filter((m) => new Bun.Glob(first).match(m.name))
+    : workspace.mounts.filter((m) => m.name === first);
+  const dir = GLOB_CHARS.test(first) ? '' : literal.filter((p) => p !== '' && p !== '.').join('/');
+  return named.map((mount) => ({ mount, dir }));
+}
+
+/** Files matching a mount-prefixed glob, in path order, held to the call's budget. */
+export async function glob(workspace: Workspace, input: ToolInput<'glob'>, budget: number | undefined): Promise<ToolResult> {
+  let pattern = input.pattern;
+  let within: string | undefined;
+  if (input.path !== undefined) {
+    const at = locate(workspace, input.path);
+    if (!at.ok) return refuse(at.error);
+    const first = pattern.split('/')[0];
+    if (!workspace.mounts.some((m) => m.name === first)) pattern = `${at.path}/${pattern.replace(/^\.?\/+/, '')}`;
+    within = at.path;
+  }
+  const matcher = new Bun.Glob(pattern);
+  const files: string[] = [];
+  const skipped: Record<string, number> = {};
+  const troubles: string[] = [];
+  for (const { mount, dir } of scansFor(workspace, pattern)) {
+    const listed = await mount.list(dir, { recursive: true });
+    if (!listed.ok) continue;
+    for (const [why, n] of Object.entries(listed.passedOver)) skipped[why] = (skipped[why] ?? 0) + n;
+    if (listed.incomplete) troubles.push(listed.incomplete);
+    for (const e of listed.entries) {
+      if (e.kind !== 'file') continue;
+      const full = prefixed(mount.name, e.path);
+      if (within !== undefined && full !== within && !full.startsWith(`${within}/`)) continue;
+      if (matcher.match(full)) files.push(full);
+    }
+  }
+  files.sort();
+  const notes = [...troubles, ...(files.length === 0 ? [globNone(pattern), passedOver(skipped)] : [])].filter(
+    (n): n is string => n !== undefined,
+  );
+  return answer(
+    holdList(
+      files,
+      (shown) => {
+        const all = shown.length === files.length ? notes : [listCut('files', shown.length, files.length, narrow.glob), ...notes];
+        return { pattern, files: shown, ...(all.length ? { note: all.join(' ') } : {}) };
+      },
+      budget,
+    ),
+  );
+}

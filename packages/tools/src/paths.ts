@@ -1,0 +1,57 @@
+/**
+ * Mount-prefixed paths: `work/src/a.ts` is `src/a.ts` inside mount `work`. The one rule:
+ * nothing reaches a mount unless it is normalized (`/`-separated, no `.` or empty
+ * segments) and stays inside it — `..`, absolute paths, backslashes and NUL are refused
+ * here, before any mount is asked.
+ */
+import type { Mount, Workspace } from './workspace.ts';
+import { absolutePath, backslashPath, noSuchMount, nulInPath, parentSegment, unknownMount } from './errors.ts';
+
+/** A path inside one mount. */
+export interface Located {
+  readonly mount: Mount;
+  /** Mount-relative, `''` for the mount's root. */
+  readonly rel: string;
+  /** The normalized mount-prefixed path, as answers show it. */
+  readonly path: string;
+}
+
+/** A located path, or the sentence that refuses it. */
+export type Location = ({ readonly ok: true } & Located) | { readonly ok: false; readonly error: string };
+
+/** The mount-prefixed path of `rel` inside mount `mount` (`rel` `''`: the mount itself). */
+export function prefixed(mount: string, rel: string): string {
+  return rel === '' ? mount : `${mount}/${rel}`;
+}
+
+/** Splits and checks a path's segments, or gives the sentence that refuses it. */
+function segments(raw: string): { ok: true; parts: string[] } | { ok: false; error: string } {
+  if (raw.includes('\0')) return { ok: false, error: nulInPath(raw) };
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, error: absolutePath(raw) };
+  if (raw.includes('\\')) return { ok: false, error: backslashPath(raw) };
+  const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) return { ok: false, error: parentSegment(raw) };
+  return { ok: true, parts };
+}
+
+/** Finds the mount a mount-prefixed path names and the path inside it. */
+export function locate(workspace: Workspace, raw: string): Location {
+  const split = segments(raw);
+  if (!split.ok) return split;
+  const [name, ...rest] = split.parts;
+  const mount = workspace.mounts.find((m) => m.name === name);
+  if (mount === undefined) {
+    const names = workspace.mounts.map((m) => m.name);
+    const guess = names.length === 1 && split.parts.length > 0 ? prefixed(names[0], split.parts.join('/')) : undefined;
+    return { ok: false, error: unknownMount(raw, name ?? '', names, guess) };
+  }
+  const rel = rest.join('/');
+  return { ok: true, mount, rel, path: prefixed(mount.name, rel) };
+}
+
+/** The mount named `name`, or the sentence saying there is none. */
+export function mountNamed(workspace: Workspace, name: string): { ok: true; mount: Mount } | { ok: false; error: string } {
+  const mount = workspace.mounts.find((m) => m.name === name);
+  if (mount) return { ok: true, mount };
+  return { ok: false, error: noSuchMount(name, workspace.mounts.map((m) => m.name)) };
+}

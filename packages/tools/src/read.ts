@@ -1,0 +1,55 @@
+/**
+ * `read`: a file as a line page or a character page (`@ws/paging`), on either kind of
+ * mount; on a store-backed mount the mount's disk check runs first and its notes ride
+ * in the page's note, counted against the budget. The one rule: whatever is not a page
+ * — a directory, a binary file, a missing path, a refused request — is a sentence.
+ */
+import { fileText } from '@ws/text';
+import { PagingError, characterPage, linePage } from '@ws/paging';
+import type { ToolInput } from './schemas.ts';
+import type { Workspace } from './workspace.ts';
+import { binaryRead, isDirectory, missing } from './errors.ts';
+import { suggestions } from './close-paths.ts';
+import { locate } from './paths.ts';
+import { type ToolResult, answer, refuse } from './result.ts';
+
+/** Reads `path` as a page held to `budget` (whole lines, no budget, where none is stated). */
+export async function read(workspace: Workspace, input: ToolInput<'read'>, budget: number | undefined): Promise<ToolResult> {
+  const at = locate(workspace, input.path);
+  if (!at.ok) return refuse(at.error);
+  if (at.rel === '') return refuse(isDirectory(at.path, 'read'));
+  const found = await at.mount.read(at.rel);
+  switch (found.kind) {
+    case 'directory':
+      return refuse(isDirectory(at.path, 'read'));
+    case 'binary':
+      return refuse(binaryRead(at.path, found.size));
+    case 'missing':
+      return refuse(missing(at.path, await suggestions(at.mount, at.path)));
+    case 'answer':
+      return refuse(found.message);
+    case 'file':
+      break;
+  }
+  const ft = fileText(found.bytes);
+  const byCharacters = input.offsetChars !== undefined || input.limitChars !== undefined;
+  const options = { path: at.path, resultMaxChars: budget, notes: found.notes };
+  try {
+    return answer(
+      byCharacters
+        ? characterPage(ft, { ...options, offsetChars: input.offsetChars, limitChars: input.limitChars, ...lineFields(input) })
+        : linePage(ft, { ...options, offset: input.offset, limit: input.limit }),
+    );
+  } catch (err) {
+    if (err instanceof PagingError) return refuse(err.message);
+    throw err;
+  }
+}
+
+/** Line fields passed on beside character ones, so the page refuses "not both" in its own words. */
+function lineFields(input: ToolInput<'read'>): { offset?: number; limit?: number } {
+  return {
+    ...(input.offset === undefined ? {} : { offset: input.offset }),
+    ...(input.limit === undefined ? {} : { limit: input.limit }),
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * The contract suite: one answer whatever the mount. Every tool runs against a
+ * store-backed mount and a direct mount over the same files, and the answers must be
+ * identical — except for the wording SPEC §3 allows a host with a direct mount, and the
+ * state that `ls` shows on a store-backed mount only. Every page with a budget fits it.
+ *
+ * The one rule: this file knows nothing about how a mount is made. It takes a factory,
+ * so `apps/host` runs the same suite against its real mounts:
+ *
+ *   import { contractSuite } from '../../../packages/tools/test/contract.ts';
+ *   contractSuite('host mounts', async (backend, files) => makeHostWorkspace(backend, files));
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { fileText, jsonLength } from '@ws/text';
+import { type ToolResult, type Workspace, handleToolCall } from '../src/index.ts';
+
+/**
+ * Makes a workspace of one read-write mount named `work`, of the given kind, whose disk
+ * holds exactly `files` (mount-relative paths). A store-backed mount starts knowing
+ * nothing of them, or agreeing with disk on each: either way, it answers as disk says.
+ * `dispose`, where given, is called once the suite is done with the workspace.
+ */
+export type MakeWorkspace = (
+  backend: 'store' | 'direct',
+  files: Readonly<Record<string, Uint8Array>>,
+) => Promise<Workspace | { workspace: Workspace; dispose: () => Promise<void> | void }>;
+
+const enc = new TextEncoder();
+const BOM = '\uFEFF';
+
+function emojiLine(length: number): string {
+  const unit = 'abc\ud83d\ude00 "q" \\ é\t';
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length).replace(/\ud83d$/, 'x');
+}
+
+/** The files every contract test starts from. */
+export const contractFiles: Readonly<Record<string, Uint8Array>> = {
+  'crlf.txt': enc.encode('one\r\ntwo\r\nthree\r\n'),
+  'bom.txt': enc.encode(`${BOM}first\nsecond\n`),
+  'win.bat': enc.encode(`${BOM}@echo off\r\nset A=1\r\nset B=2\r\n`),
+  'invalid.txt': new Uint8Array([0x6f, 0x6b, 0x0a, 0xff, 0xfe, 0x0a, 0x61, 0x0a]),
+  'mixed.cfg': enc.encode('a=1\r\nown\r\r\nb=2\nc=\r3\r\nlast'),
+  'long.txt': enc.encode(`before\n${emojiLine(60_000)}\nafter\n`),
+  'big.txt': enc.encode(Array.from({ length: 3000 }, (_, i) => `line ${i + 1}: ${'word '.repeat(i % 13)}`).join('\n') + '\n'),
+  'lf.txt': enc.encode('plain\nlines\ntwo\n'),
+  'src/app.ts': enc.encode('export const two = 2;\n'),
+  'src/deep/util.ts': enc.encode('export function one() {\n  return 1;\n}\n'),
+  'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+};
+
+/** The budgets pages are read at: none (an in-process caller), 24,000 and 1,000. */
+export const contractBudgets: readonly (number | undefined)[] = [undefined, 24_000, 1_000];
+
+type Call = { name: string; input: unknown; resultMaxChars?: number };
+
+/**
+ * What may differ between the two answers, taken out: `ls`'s state (a store-backed
+ * mount's alone) and grep's "or in disk's file on a direct mount" (§3).
+ */
+export function comparable(result: ToolResult): ToolResult {
+  if (!result.success) return result;
+  return { success: true, data: JSON.parse(JSON.stringify(result.data, (key, value) => (key === 'state' ? undefined : value))) };
+}
+
+/** Runs the contract suite against workspaces from `make`. */
+export function contractSuite(label: string, make: MakeWorkspace): void {
+  const disposals: (() => Promise<void> | void)[] = [];
+  afterAll(async () => {
+    for (const dispose of disposals) await dispose();
+  });
+
+  async function pair(): Promise<{ store: Workspace; direct: Workspace }> {
+    const made = await Promise.all([make('store', contractFiles), make('direct', contractFiles)]);
+    const [store, direct] = made.map((m) => {
+      if ('workspace' in m) {
+        disposals.push(m.dispose);
+        return m.workspace;
+      }
+      return m;
+    });
+    return { store, direct };
+  }
+
+  /** Runs one call on both workspaces; the answers must agree; with a budget, the data must fit it. */
+  async function both(ws: { store: Workspace; direct: Workspace }, call: Call): Promise<ToolResult> {
+    const [a, b] = await Promise.all([handleToolCall(ws.store, call), handleToolCall(ws.direct, call)]);
+    expect({ call, answer: comparable(a) }).toEqual({ call, answer: comparable(b) });
+    if (a.success && call.resultMaxChars !== undefined && ['read', 'grep', 'glob', 'ls'].includes(call.name)) {
+      const length = jsonLength(a.data);
+      expect({ call, length, fits: length <= call.resultMaxChars }).toEqual({ call, length, fits: true });
+    }
+    return b;
+  }
+
+  type LinePageData = { toLine: number; totalLines: number; note?: string; content: string };
+  type CharPageData = { content: string; note?: string };
+
+  /** Follows a character page's notes to the end of what was asked; the text it read. */
+  async function walkChars(ws: { store: Workspace; direct: Workspace }, path: string, offsetChars: number, limitChars: number, budget: number | undefined): Promise<string> {
+    let text = '';
+    let at: { offsetChars: number; limitChars: number } | undefined = { offsetChars, limitChars };
+    for (let guard = 0; at && guard < 10_000; guard++) {
+      const r = await both(ws, { name: 'read', input: { path, ...at }, ...(budget === undefined ? {} : { resultMaxChars: budget }) });
+      if (!r.success) throw new Error(r.error);
+      const page = r.data as CharPageData;
+      text += page.content;
+      const next = /read the rest of what you asked for with offsetChars=(\d+) and limitChars=(\d+)/.exec(page.note ?? '');
+      at = next ? { offsetChars: Number(next[1]), limitChars: Number(next[2]) } : undefined;
+    }
+    return text;
+  }
+
+  /** Follows line pages' notes (and cut lines' rests) from line 1 to the end; the lines it read. */
+  async function walkLines(ws: { store: Workspace; direct: Workspace }, path: string, budget: number | undefined): Promise<string[]> {
+    const lines: string[] = [];
+    let offset: number | undefined = 1;
+    for (let guard = 0; offset !== undefined && guard < 10_000; guard++) {
+      const r = await both(ws, { name: 'read', input: { path, offset }, ...(budget === undefined ? {} : { resultMaxChars: budget }) });
+      if (!r.success) throw new Error(r.error);
+      const page = r.data as LinePageData;
+      for (const shown of page.content === '' ? [] : page.content.split('\n')) {
+        const text = shown.slice(shown.indexOf('\t') + 1);
+        const cut = /\[… read the rest with offsetChars=(\d+) and limitChars=(\d+)\]$/.exec(text);
+        lines.push(cut ? text.slice(0, cut.index) + (await walkChars(ws, path, Number(cut[1]), Number(cut[2]), budget)) : text);
+      }
+      const next = /continue with offset=(\d+)/.exec(page.note ?? '');
+      offset = next ? Number(next[1]) : undefined;
+    }
+    return lines;
+  }
+
+  const textFiles = ['crlf.txt', 'bom.txt', 'win.bat', 'invalid.txt', 'mixed.cfg', 'long.txt', 'big.txt', 'lf.txt'];
+
+  describe(`contract: ${label}`, () => {
+    for (const budget of contractBudgets) {
+      test(`line pages at budget ${budget ?? 'none'} agree, fit, and following their notes shows every line once`, async () => {
+        const ws = await pair();
+        for (const file of textFiles) {
+          const lines = await walkLines(ws, `work/${file}`, budget);
+          expect({ file, lines }).toEqual({ file, lines: [...fileText(contractFiles[file]).lines] });
+        }
+      });
+
+      test(`character pages at budget ${budget ?? 'none'} agree, fit, and rebuild the text exactly`, async () => {
+        const ws = await pair();
+        for (const file of textFiles) {
+          const text = fileText(contractFiles[file]).text;
+          const read = budget === 1_000 && text.length > 20_000 ? 3_000 : text.length;
+          expect({ file, text: await walkChars(ws, `work/${file}`, 0, read, budget) }).toEqual({ file, text: text.slice(0, read) });
+        }
+      });
+    }
+
+    test('refusals agree: a directory, a binary file, a missing file, paths that leave the mount, bad inputs', async () => {
+      const ws = await pair();
+      const calls: Call[] = [
+        { name: 'read', input: { path: 'work/src' } },
+        { name: 'read', input: { path: 'work/logo.png' } },
+        { name: 'read', input: { path: 'work/src/app.js' } },
+        { name: 'read', input: { path: 'work/../x' } },
+        { name: 'read', input: { path: 'nope/x' } },
+        { name: 'read', input: { path: 'work/lf.txt', offset: 99 } },
+        { name: 'read', input: { path: 'work/lf.txt', offset: 0 } },
+        { name: 'read', input: { path: 'work/lf.txt', offset: 1, offsetChars: 0 } },
+        { name: 'edit', input: { path: 'work/invalid.txt', oldString: 'ok', newString: 'no' } },
+        { name: 'edit', input: { path: 'work/logo.png', oldString: 'PNG', newString: 'GIF' } },
+        { name: 'edit', input: { path: 'work/missing.txt', oldString: 'a', newString: 'b' } },
+        { name: 'edit', input: { path: 'work/big.txt', oldString: 'line 1', newString: 'x' } },
+        { name: 'edit', input: { path: 'work/big.txt', oldString: 'line 7: wrod', newString: 'x' } },
+        { name: 'nothing', input: {} },
+      ];
+      for (const call of calls) expect({ call, success: (await both(ws, call)).success }).toEqual({ call, success: false });
+    });
+
+    test('glob and ls agree, held to their budgets', async () => {
+      const ws = await pair();
+      for (const resultMaxChars of [undefined, 24_000, 200]) {
+        const b = resultMaxChars === undefined ? {} : { resultMaxChars };
+        await both(ws, { name: 'glob', input: { pattern: 'work/**/*.ts' }, ...b });
+        await both(ws, { name: 'glob', input: { pattern: 'work/*.txt' }, ...b });
+        await both(ws, { name: 'glob', input: { pattern: '*.ts', path: 'work/src' }, ...b });
+      }
+      // A store-backed ls names each entry's state, so under a tight budget it shows fewer entries: the same ones, first.
+      for (const [resultMaxChars, recursive] of [[undefined, false], [undefined, true], [24_000, true], [300, false], [300, true]] as const) {
+        const call = { name: 'ls', input: { path: 'work', recursive }, ...(resultMaxChars === undefined ? {} : { resultMaxChars }) };
+        const [a, b] = await Promise.all([handleToolCall(ws.store, call), handleToolCall(ws.direct, call)]);
+        if (!a.success || !b.success) throw new Error('ls failed');
+        const [sa, sb] = [comparable(a), comparable(b)].map((r) => (r.success ? (r.data as { entries: unknown[] }).entries : []));
+        const shorter = Math.min(sa.length, sb.length);
+        expect(sa.slice(0, shorter)).toEqual(sb.slice(0, shorter));
+        if (resultMaxChars === undefined) expect(sa).toEqual(sb);
+        else for (const d of [a.data, b.data]) expect(jsonLength(d)).toBeLessThanOrEqual(resultMaxChars);
+      }
+    });
+
+    test('edits, writes and deletions agree, and leave the same bytes', async () => {
+      const ws = await pair();
+      const copy = async (path: string, offset: number, limit: number) => {
+        const r = await both(ws, { name: 'read', input: { path, offset, limit } });
+        if (!r.success) throw new Error(r.error);
+        return (r.data as LinePageData).content
+          .split('\n')
+          .map((l) => l.slice(l.indexOf('\t') + 1))
+          .join('\n');
+      };
+      const calls: Call[] = [
+        { name: 'edit', input: { path: 'work/win.bat', oldString: await copy('work/win.bat', 2, 3), newString: 'set A=10\nset B=20' } },
+        { name: 'edit', input: { path: 'work/mixed.cfg', oldString: await copy('work/mixed.cfg', 2, 2), newString: 'OWN' } },
+        { name: 'edit', input: { path: 'work/crlf.txt', oldString: 'two', newString: 'TWO\nTWO-B' } },
+        {
+          name: 'edit_many',
+          input: {
+            edits: [
+              { path: 'work/bom.txt', oldString: 'first', newString: 'FIRST' },
+              { path: 'work/big.txt', oldString: 'line', newString: 'row', replaceAll: true },
+              { path: 'work/lf.txt', oldString: 'plain', newString: 'PLAIN' },
+            ],
+          },
+        },
+        { name: 'edit_many', input: { edits: [{ path: 'work/lf.txt', oldString: 'lines', newString: 'x' }, { path: 'work/lf.txt', oldString: 'lines\ntwo', newString: 'y' }] } },
+        { name: 'write', input: { path: 'work/new/dir/file.txt', content: 'made\r\nhere' } },
+        { name: 'delete', input: { path: 'work/src/app.ts' } },
+        { name: 'delete', input: { path: 'work/src/app.ts' } },
+      ];
+      for (const call of calls) await both(ws, call);
+      for (const file of [...textFiles, 'new/dir/file.txt', 'src/app.ts']) {
+        await both(ws, { name: 'read', input: { path: `work/${file}`, offsetChars: 0, limitChars: 100_000 } });
+      }
+    });
+  });
+}

@@ -1,0 +1,106 @@
+import { describe, expect, test } from 'bun:test';
+import { z } from 'zod';
+import { checkInput, handleToolCall, inputSchemas, jsonSchemaOf, tools } from '../src/index.ts';
+import { memoryWorkspace } from './memory-workspace.ts';
+
+const ws = () => memoryWorkspace([{ name: 'work', backend: 'direct', files: { 'a.txt': 'hello\n' } }]);
+
+async function errorOf(name: string, input: unknown, resultMaxChars?: number): Promise<string> {
+  const r = await handleToolCall(ws(), { name, input, ...(resultMaxChars === undefined ? {} : { resultMaxChars }) });
+  if (r.success) throw new Error(`expected an error, got ${JSON.stringify(r.data)}`);
+  return r.error;
+}
+
+describe('tool definitions', () => {
+  test('every tool has a fixed description and the JSON Schema its zod schema makes', () => {
+    expect(tools.map((t) => t.name as string)).toEqual(Object.keys(inputSchemas));
+    for (const t of tools) {
+      expect(t.description.length).toBeGreaterThan(10);
+      expect(t.inputSchema).toEqual(z.toJSONSchema(inputSchemas[t.name]) as Record<string, unknown>);
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.inputSchema.additionalProperties).toBe(false);
+    }
+  });
+
+  test('the schema says what validation enforces: read’s offset is an integer from 1, offsetChars from 0', () => {
+    const props = jsonSchemaOf('read').properties as Record<string, { type: string; minimum: number }>;
+    expect([props.offset.type, props.offset.minimum, props.offsetChars.minimum]).toEqual(['integer', 1, 0]);
+    expect(jsonSchemaOf('read').required).toEqual(['path']);
+  });
+});
+
+describe('input checks answer a sentence naming the field and what is allowed', () => {
+  const cases: [string, unknown, string][] = [
+    ['read', {}, 'read needs "path": a non-empty string.'],
+    ['read', { path: 3 }, `read's "path" must be a non-empty string; it got 3.`],
+    ['read', { path: '' }, `read's "path" must be a non-empty string; it got an empty string.`],
+    ['read', { path: 'work/a.txt', offset: 0 }, `read's "offset" must be a whole number, 1 or more; it got 0.`],
+    ['read', { path: 'work/a.txt', offset: -2 }, `read's "offset" must be a whole number, 1 or more; it got -2.`],
+    ['read', { path: 'work/a.txt', limit: 1.5 }, `read's "limit" must be a whole number, 1 or more; it got 1.5.`],
+    ['read', { path: 'work/a.txt', offsetChars: -1 }, `read's "offsetChars" must be a whole number, 0 or more; it got -1.`],
+    ['read', { path: 'work/a.txt', offset: '3' }, `read's "offset" must be a whole number, 1 or more; it got a string.`],
+    ['read', { path: 'work/a.txt', colour: 'red' }, 'read has no field "colour"; it takes path, offset, limit, offsetChars and limitChars.'],
+    ['read', null, 'read takes an object of named fields; it got null.'],
+    ['read', [], 'read takes an object of named fields; it got a list.'],
+    ['edit_many', { edits: [] }, `edit_many's "edits" must be a list of at least 1, each an object { path, oldString, newString, replaceAll? }; it got a list.`],
+    ['edit_many', { edits: [{ path: 'work/a.txt', oldString: 'a', newString: 1 }] }, `edit_many's "edits[0].newString" must be a string; it got 1.`],
+    ['edit_many', { edits: [{ path: 'work/a.txt', oldString: 'a', newString: 'b', why: 1 }] }, `edit_many's "edits[0]" has no field "why"; it takes path, oldString, newString and replaceAll.`],
+    ['edit', { path: 'work/a.txt', oldString: '', newString: 'b' }, `edit's "oldString" must be a non-empty string; it got an empty string.`],
+    ['write', { path: 'work/a.txt' }, 'write needs "content": a string.'],
+  ];
+  for (const [name, input, sentence] of cases) {
+    test(`${name} ${JSON.stringify(input)}`, async () => {
+      expect(await errorOf(name, input)).toBe(sentence);
+    });
+  }
+
+  test('several problems are all named', async () => {
+    const e = await errorOf('read', { offset: 0, extra: true });
+    expect(e).toContain('"extra"');
+    expect(e).toContain('"offset"');
+    expect(e).toContain('"path"');
+  });
+
+  test('an unknown tool names the tools', async () => {
+    expect(await errorOf('cat', {})).toBe(
+      'There is no tool named "cat"; the tools are read, grep, glob, ls, write, edit, edit_many, delete, sync, materialize and status.',
+    );
+  });
+
+  test('a budget that is not a whole number of 1 or more is refused', async () => {
+    expect(await errorOf('read', { path: 'work/a.txt' }, 0)).toContain('resultMaxChars must be a whole number, 1 or more');
+    expect(await errorOf('read', { path: 'work/a.txt' }, 2.5)).toContain('2.5');
+  });
+
+  test('checkInput passes a valid input through', () => {
+    expect(checkInput('read', { path: 'work/a.txt', offset: 2 })).toEqual({ ok: true, input: { path: 'work/a.txt', offset: 2 } });
+  });
+
+  test('a missing input is an empty object', async () => {
+    const r = await handleToolCall(ws(), { name: 'status' });
+    expect(r.success).toBe(true);
+  });
+});
+
+describe('handleToolCall never throws', () => {
+  test('a mount that throws becomes a sentence, logged for the operator', async () => {
+    const w = ws();
+    const mount = w.mounts[0];
+    mount.read = () => Promise.reject(new Error('disk on fire'));
+    const logged: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => logged.push(args);
+    try {
+      const r = await handleToolCall(w, { name: 'read', input: { path: 'work/a.txt' } });
+      expect(r).toEqual({ success: false, error: 'read failed inside ws (the details were logged for the operator); nothing more is known. Try again, or try another way.' });
+      expect(JSON.stringify(logged.map(String))).toContain('disk on fire');
+    } finally {
+      console.error = original;
+    }
+  });
+
+  test('a malformed call is a sentence', async () => {
+    const r = await handleToolCall(ws(), null as never);
+    expect(r.success).toBe(false);
+  });
+});

@@ -1,0 +1,166 @@
+import { describe, expect, test } from 'bun:test';
+import { jsonLength } from '@ws/text';
+import { handleToolCall } from '../src/index.ts';
+import { type MemoryMountOptions, bytesOf, memoryWorkspace } from './memory-workspace.ts';
+
+const files = {
+  'src/a.ts': 'export const a = 1;\r\nexport const b = 2;\r\n',
+  'src/b.ts': 'b\n',
+  'docs/readme.md': '\uFEFF# Title\n',
+  'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]),
+};
+
+function workspace(backend: 'store' | 'direct', extra: Partial<MemoryMountOptions> = {}) {
+  return memoryWorkspace([{ name: 'work', backend, files, ...extra }]);
+}
+
+async function call(ws: ReturnType<typeof workspace>, input: unknown, resultMaxChars?: number) {
+  return handleToolCall(ws, { name: 'read', input, ...(resultMaxChars === undefined ? {} : { resultMaxChars }) });
+}
+
+for (const backend of ['store', 'direct'] as const) {
+  describe(`read on a ${backend} mount`, () => {
+    test('a CRLF file reads as numbered lines without the CR, with the CRLF note', async () => {
+      const r = await call(workspace(backend), { path: 'work/src/a.ts' });
+      expect(r).toEqual({
+        success: true,
+        data: {
+          path: 'work/src/a.ts',
+          totalLines: 2,
+          fromLine: 1,
+          toLine: 2,
+          note: 'This file has CRLF line ends; lines are shown without their CR.',
+          content: '1\texport const a = 1;\n2\texport const b = 2;',
+        },
+      });
+    });
+
+    test('character pages show the text exactly, CRs included', async () => {
+      const r = await call(workspace(backend), { path: 'work/src/a.ts', offsetChars: 18, limitChars: 4 });
+      expect(r).toEqual({ success: true, data: { path: 'work/src/a.ts', totalChars: 42, offsetChars: 18, nextOffsetChars: 22, content: ';\r\ne' } });
+    });
+
+    test('a path is normalized: extra slashes and dots name the same file', async () => {
+      const r = await call(workspace(backend), { path: 'work//src/./b.ts' });
+      expect(r.success && (r.data as { path: string }).path).toBe('work/src/b.ts');
+    });
+
+    test('a directory, a binary file and a missing file are sentences', async () => {
+      const ws = workspace(backend);
+      expect(await call(ws, { path: 'work/src' })).toEqual({ success: false, error: 'work/src is a directory; list it with ls, or read a file inside it.' });
+      expect(await call(ws, { path: 'work' })).toEqual({ success: false, error: 'work is a directory; list it with ls, or read a file inside it.' });
+      expect(await call(ws, { path: 'work/logo.png' })).toEqual({ success: false, error: 'work/logo.png is a binary file (8 bytes); read shows text only.' });
+      expect(await call(ws, { path: 'work/src/c.ts' })).toEqual({ success: false, error: 'work/src/c.ts does not exist. Did you mean work/src/a.ts or work/src/b.ts?' });
+      expect(await call(ws, { path: 'work/readme.md' })).toEqual({ success: false, error: 'work/readme.md does not exist. Did you mean work/docs/readme.md?' });
+      expect(await call(ws, { path: 'work/zzzzzzzz/qqqq' })).toEqual({ success: false, error: 'work/zzzzzzzz/qqqq does not exist; find files with glob or ls.' });
+    });
+
+    test('paths that leave the mount or name no mount are refused before any mount is asked', async () => {
+      const ws = workspace(backend);
+      const refusals = [
+        ['work/../etc/passwd', 'has a ".." part'],
+        ['/etc/passwd', 'is absolute'],
+        ['C:/x', 'is absolute'],
+        ['work\\src\\a.ts', 'has a backslash'],
+        ['work/a\0b', 'NUL'],
+        ['other/a.ts', 'There is no mount named "other"; the mounts are work: did you mean work/other/a.ts?'],
+      ];
+      for (const [path, words] of refusals) {
+        const r = await call(ws, { path });
+        expect(r.success).toBe(false);
+        if (!r.success) expect(r.error).toContain(words);
+      }
+      expect(ws.mounts[0].calls.read ?? 0).toBe(0);
+    });
+
+    test('the paging package’s refusals come back as sentences', async () => {
+      const ws = workspace(backend);
+      const both = await call(ws, { path: 'work/src/b.ts', offset: 1, offsetChars: 0 });
+      expect(both).toEqual({ success: false, error: 'Give offset and limit to read lines, or offsetChars and limitChars to read characters, not both.' });
+      const past = await call(ws, { path: 'work/src/b.ts', offset: 5 });
+      expect(past.success).toBe(false);
+      if (!past.success) expect(past.error).toContain('which has 1 line');
+    });
+
+    test('every page with a budget fits it, and a walk following the notes shows every line once', async () => {
+      const lines = Array.from({ length: 400 }, (_, i) => `line ${i + 1} ${'x'.repeat(i % 37)}`);
+      const ws = memoryWorkspace([{ name: 'work', backend, files: { 'big.txt': `${lines.join('\r\n')}\r\n` } }]);
+      for (const budget of [300, 1000, 4000]) {
+        const seen: string[] = [];
+        let offset = 1;
+        for (let guard = 0; guard < 1000; guard++) {
+          const r = await call(ws, { path: 'work/big.txt', offset }, budget);
+          if (!r.success) throw new Error(r.error);
+          const page = r.data as { toLine: number; totalLines: number; content: string; note?: string };
+          expect(jsonLength(page)).toBeLessThanOrEqual(budget);
+          seen.push(...page.content.split('\n').map((l) => l.slice(l.indexOf('\t') + 1)));
+          if (page.toLine === page.totalLines) break;
+          const next = /offset=(\d+)/.exec(page.note ?? '');
+          expect(Number(next?.[1])).toBe(page.toLine + 1);
+          offset = page.toLine + 1;
+        }
+        expect(seen).toEqual(lines);
+      }
+    });
+  });
+}
+
+describe('read on a store-backed mount runs the disk check first', () => {
+  test('disk changed and the workspace had not: the note says the read shows disk’s text, and it counts against the budget', async () => {
+    const ws = workspace('store');
+    ws.mounts[0].disk.set('src/b.ts', bytesOf('changed on disk\n'));
+    const r = await call(ws, { path: 'work/src/b.ts' }, 200);
+    expect(r).toEqual({
+      success: true,
+      data: {
+        path: 'work/src/b.ts',
+        totalLines: 1,
+        fromLine: 1,
+        toLine: 1,
+        note: 'Disk changed this file and the workspace had not: the change was taken in, so this read shows disk’s text.',
+        content: '1\tchanged on disk',
+      },
+    });
+  });
+
+  test('the note is measured with the page: a budget that fits the page alone cuts it', async () => {
+    const text = Array.from({ length: 50 }, (_, i) => `row ${i}`).join('\n');
+    const ws = memoryWorkspace([{ name: 'work', backend: 'store', files: { 'r.txt': text } }]);
+    const plain = await call(ws, { path: 'work/r.txt' }, 500);
+    ws.mounts[0].disk.set('r.txt', bytesOf(`${text}\n`));
+    const checked = await call(ws, { path: 'work/r.txt' }, 500);
+    if (!plain.success || !checked.success) throw new Error('expected pages');
+    const [a, b] = [plain.data, checked.data] as { toLine: number; note: string }[];
+    expect(b.toLine).toBeLessThan(a.toLine);
+    expect(b.note).toStartWith('Disk changed this file');
+    expect(jsonLength(b)).toBeLessThanOrEqual(500);
+  });
+
+  test('disk deleted the file: the answer says so', async () => {
+    const ws = workspace('store');
+    ws.mounts[0].disk.delete('src/b.ts');
+    expect(await call(ws, { path: 'work/src/b.ts' })).toEqual({
+      success: false,
+      error: 'Disk deleted work/src/b.ts and the deletion was taken in; it is no longer in the workspace.',
+    });
+  });
+
+  test('a draft that disk changed too: the read shows the draft with the conflict’s ways out', async () => {
+    const ws = workspace('store');
+    await handleToolCall(ws, { name: 'write', input: { path: 'work/src/b.ts', content: 'draft\n' } });
+    ws.mounts[0].disk.set('src/b.ts', bytesOf('disk\n'));
+    const r = await call(ws, { path: 'work/src/b.ts' });
+    if (!r.success) throw new Error(r.error);
+    const page = r.data as { content: string; note: string };
+    expect(page.content).toBe('1\tdraft');
+    expect(page.note).toContain('conflict');
+    expect(page.note).toContain('sync keeps disk’s copy');
+  });
+
+  test('a direct mount has no disk check and no such notes', async () => {
+    const ws = workspace('direct');
+    ws.mounts[0].disk.set('src/b.ts', bytesOf('changed on disk\n'));
+    const r = await call(ws, { path: 'work/src/b.ts' });
+    expect(r.success && (r.data as { note?: string }).note).toBeUndefined();
+  });
+});
