@@ -1,0 +1,248 @@
+/**
+ * The host's configuration: `ws.toml` (or `--config FILE`, or the embedded default),
+ * read and checked into a `HostConfig` with every path made absolute. The one rule: a
+ * bad config is refused whole with one sentence that names the file, the key and what
+ * is allowed — never half-applied.
+ */
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+
+/** How a mount keeps up with disk between tool calls. */
+export type WatchMode = 'on-tool-call' | 'always' | 'never';
+
+/** One mount, checked, with its root made absolute. */
+export interface MountConfig {
+  readonly name: string;
+  readonly root: string;
+  readonly backend: 'store' | 'direct';
+  readonly readOnly: boolean;
+  readonly ignore: readonly string[];
+  readonly maxFileSize: number;
+  readonly autoMaterialize: boolean;
+  readonly watch: WatchMode;
+  readonly followSymlinks: boolean;
+}
+
+/** The whole host configuration. */
+export interface HostConfig {
+  /** Where it came from: a file path, or `'embedded default'`. */
+  readonly source: string;
+  readonly resultMaxChars: number;
+  /** Absolute path of the SQLite store. */
+  readonly storePath: string;
+  readonly mounts: readonly MountConfig[];
+}
+
+/** A config that cannot be used; its message is the one line the CLI prints. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const DEFAULT_RESULT_MAX_CHARS = 24_000;
+export const DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024;
+export const DEFAULT_STORE_PATH = '.ws/store.sqlite';
+export const DEFAULT_IGNORE: readonly string[] = ['node_modules/', '.git/', '*.log'];
+
+const TOP_KEYS = ['resultMaxChars', 'store', 'mount'] as const;
+const STORE_KEYS = ['path'] as const;
+const MOUNT_KEYS = [
+  'name',
+  'path',
+  'backend',
+  'mode',
+  'ignore',
+  'maxFileSize',
+  'autoMaterialize',
+  'watch',
+  'followSymlinks',
+] as const;
+
+/** The commented `ws.toml` that `ws init` writes; also documents every key. */
+export const SAMPLE_CONFIG = `# ws configuration. Paths are relative to this file.
+resultMaxChars = 24000          # most characters of a result's data an MCP call gets whole
+
+[store]
+path = ".ws/store.sqlite"       # the embedded SQLite store (drafts, branches, evidence)
+
+[[mount]]
+name = "work"                   # the path prefix: work/src/a.ts
+path = "."                      # the mount's root directory
+backend = "store"               # "store" (drafts until materialized) or "direct" (disk as it is)
+mode = "read-write"             # or "read-only"
+ignore = ["node_modules/", ".git/", "*.log"]   # gitignore syntax, on top of editors' swap/backup files
+maxFileSize = 5242880           # larger files are listed but not read, searched or stored
+autoMaterialize = false         # push each agent change to disk at once
+watch = "on-tool-call"          # or "always" (a file watcher) or "never" (only sync)
+followSymlinks = false          # follow symlinks that stay inside the root
+`;
+
+type Table = Record<string, unknown>;
+
+function isTable(v: unknown): v is Table {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (isTable(v)) return 'a table';
+  return typeof v === 'string' ? `"${v}"` : String(v);
+}
+
+class Checker {
+  constructor(readonly file: string) {}
+
+  fail(key: string, problem: string): never {
+    throw new ConfigError(`${this.file}: ${key} ${problem}`);
+  }
+
+  onlyKeys(table: Table, where: string, allowed: readonly string[]): void {
+    for (const key of Object.keys(table)) {
+      if (!allowed.includes(key)) {
+        const name = where ? `${where}.${key}` : key;
+        this.fail(name, `is not a known key; allowed here: ${allowed.join(', ')}.`);
+      }
+    }
+  }
+
+  positiveInteger(table: Table, key: string, where: string, fallback: number): number {
+    const v = table[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
+      this.fail(`${where}${key}`, `must be a whole number above 0, not ${describe(v)}.`);
+    }
+    return v;
+  }
+
+  oneOf<T extends string>(table: Table, key: string, where: string, allowed: readonly T[], fallback: T): T {
+    const v = table[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+      this.fail(`${where}${key}`, `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, not ${describe(v)}.`);
+    }
+    return v as T;
+  }
+
+  boolean(table: Table, key: string, where: string, fallback: boolean): boolean {
+    const v = table[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'boolean') this.fail(`${where}${key}`, `must be true or false, not ${describe(v)}.`);
+    return v;
+  }
+
+  string(table: Table, key: string, where: string): string | undefined {
+    const v = table[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || v === '') this.fail(`${where}${key}`, `must be a non-empty string, not ${describe(v)}.`);
+    return v;
+  }
+
+  stringList(table: Table, key: string, where: string, fallback: readonly string[]): readonly string[] {
+    const v = table[key];
+    if (v === undefined) return fallback;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+      this.fail(`${where}${key}`, 'must be a list of gitignore patterns (strings).');
+    }
+    return v as string[];
+  }
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+function realRoot(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function contains(outer: string, inner: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
+}
+
+/**
+ * Checks a parsed TOML document and makes its paths absolute against `baseDir`.
+ * `file` names the source in error sentences.
+ */
+export function checkConfig(doc: unknown, file: string, baseDir: string): HostConfig {
+  const c: Checker = new Checker(file);
+  if (!isTable(doc)) c.fail('the document', 'must be a TOML table.');
+  c.onlyKeys(doc, '', TOP_KEYS);
+  const resultMaxChars = c.positiveInteger(doc, 'resultMaxChars', '', DEFAULT_RESULT_MAX_CHARS);
+
+  const store = doc.store ?? {};
+  if (!isTable(store)) c.fail('store', 'must be a table ([store]).');
+  c.onlyKeys(store, 'store', STORE_KEYS);
+  const storePath = resolve(baseDir, c.string(store, 'path', 'store.') ?? DEFAULT_STORE_PATH);
+
+  const rawMounts = doc.mount;
+  if (rawMounts === undefined) c.fail('mount', 'is missing; add at least one [[mount]] with a name and a path.');
+  if (!Array.isArray(rawMounts) || rawMounts.length === 0 || !rawMounts.every(isTable)) {
+    c.fail('mount', 'must be one or more [[mount]] tables.');
+  }
+
+  const mounts: MountConfig[] = [];
+  rawMounts.forEach((m: Table, i) => {
+    const where = `mount[${i}].`;
+    c.onlyKeys(m, `mount[${i}]`, MOUNT_KEYS);
+    const name = c.string(m, 'name', where);
+    if (name === undefined) c.fail(`${where}name`, 'is missing; every mount needs a name (its path prefix).');
+    if (!NAME.test(name)) {
+      c.fail(`${where}name`, `"${name}" must be letters, digits, "_", "." or "-" (it becomes a path prefix).`);
+    }
+    if (mounts.some((other) => other.name === name)) {
+      c.fail(`${where}name`, `"${name}" is already the name of another mount; mount names must be unique.`);
+    }
+    const path = c.string(m, 'path', where);
+    if (path === undefined) c.fail(`${where}path`, `is missing; mount "${name}" needs a directory.`);
+    const root = resolve(baseDir, path);
+    if (!existsSync(root)) c.fail(`${where}path`, `"${path}" (${root}) does not exist; create it or fix the path.`);
+    if (!statSync(root).isDirectory()) c.fail(`${where}path`, `"${path}" (${root}) is not a directory.`);
+    const mode = c.oneOf(m, 'mode', where, ['read-write', 'read-only'] as const, 'read-write');
+    mounts.push({
+      name,
+      root: realRoot(root),
+      backend: c.oneOf(m, 'backend', where, ['store', 'direct'] as const, 'store'),
+      readOnly: mode === 'read-only',
+      ignore: c.stringList(m, 'ignore', where, DEFAULT_IGNORE),
+      maxFileSize: c.positiveInteger(m, 'maxFileSize', where, DEFAULT_MAX_FILE_SIZE),
+      autoMaterialize: c.boolean(m, 'autoMaterialize', where, false),
+      watch: c.oneOf(m, 'watch', where, ['on-tool-call', 'always', 'never'] as const, 'on-tool-call'),
+      followSymlinks: c.boolean(m, 'followSymlinks', where, false),
+    });
+  });
+
+  for (const a of mounts) {
+    for (const b of mounts) {
+      if (a !== b && contains(a.root, b.root)) {
+        const i = mounts.indexOf(b);
+        c.fail(`mount[${i}].path`, `puts mount "${b.name}" inside mount "${a.name}" (${a.root}); mounts must not nest.`);
+      }
+    }
+  }
+  return { source: file, resultMaxChars, storePath, mounts };
+}
+
+/** The embedded default: the working directory as store-backed `work`, store at `.ws/store.sqlite`. */
+export function defaultConfig(cwd: string): HostConfig {
+  return checkConfig({ mount: [{ name: 'work', path: '.' }] }, 'embedded default', cwd);
+}
+
+/**
+ * Loads `--config FILE` when given, else `ws.toml` in `cwd`, else the embedded default.
+ * Throws `ConfigError` with one line to print.
+ */
+export async function loadConfig(cwd: string, configFile?: string): Promise<HostConfig> {
+  const file = configFile === undefined ? resolve(cwd, 'ws.toml') : resolve(cwd, configFile);
+  if (configFile === undefined && !existsSync(file)) return defaultConfig(cwd);
+  if (!existsSync(file)) throw new ConfigError(`${file}: the config file does not exist.`);
+  let doc: unknown;
+  try {
+    doc = Bun.TOML.parse(await Bun.file(file).text());
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(`${file}: not valid TOML (${why.split('\n')[0]}).`);
+  }
+  return checkConfig(doc, file, dirname(file));
+}

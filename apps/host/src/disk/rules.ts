@@ -1,0 +1,58 @@
+/**
+ * What a walk passes over, and why. The one rule: every name a walk skips is counted
+ * under a reason a person recognizes, so a sync that took in nothing can say what it
+ * did not look at. A named pass (a tool naming the path) ignores these rules.
+ */
+import ignore, { type Ignore } from 'ignore';
+import { TEMP_PREFIX } from './atomic-write.ts';
+
+/** Why a walk passed over a name. */
+export type PassedOverReason =
+  | 'ignored by the mount\u2019s rules'
+  | 'editor swap or backup file'
+  | 'version control or dependency directory'
+  | 'the ws store'
+  | 'ws temporary file'
+  | 'symbolic link (the mount does not follow links)'
+  | 'symbolic link leading outside the mount'
+  | 'not a regular file or directory';
+
+/** Editors' swap, backup and lock files: vim, emacs, and their kin. */
+export const EDITOR_PATTERNS: readonly string[] = ['*.swp', '*.swo', '*.swx', '*~', '.#*', '#*#', '4913'];
+
+/** Always passed over by a walk, whatever the mount says. */
+export const BUILT_IN_PATTERNS: readonly string[] = ['.git/', 'node_modules/'];
+
+/** The directory ws keeps its store in by default; a walk never lists it. */
+export const WS_DIRECTORY = '.ws';
+
+/** Decides, for a mount-relative path, whether a walk looks at it. */
+export interface WalkRules {
+  /** The reason to pass over `rel` (a directory when `isDir`), or undefined to look at it. */
+  passOver(rel: string, isDir: boolean): PassedOverReason | undefined;
+}
+
+/**
+ * Rules for one mount: its own `ignore` list (gitignore syntax), the built-in
+ * directories, editors' files, ws's temporary files, and the store's own files where
+ * the store lives inside the mount (`storeRel`, mount-relative, or undefined).
+ */
+export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined): WalkRules {
+  const own: Ignore = ignore().add([...mountIgnore]);
+  const builtIn: Ignore = ignore().add([...BUILT_IN_PATTERNS]);
+  const editor: Ignore = ignore().add([...EDITOR_PATTERNS]);
+  const storeFiles =
+    storeRel === undefined ? [] : ['', '-wal', '-shm', '-journal', '.lock'].map((suffix) => `${storeRel}${suffix}`);
+  return {
+    passOver(rel, isDir) {
+      const name = rel.slice(rel.lastIndexOf('/') + 1);
+      if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
+      if (storeFiles.includes(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
+      const probe = isDir ? `${rel}/` : rel;
+      if (builtIn.ignores(probe)) return 'version control or dependency directory';
+      if (own.ignores(probe)) return 'ignored by the mount\u2019s rules';
+      if (!isDir && editor.ignores(probe)) return 'editor swap or backup file';
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Every sentence the host's mounts say to a model or a person, in one place so tests
+ * and docs can refer to it. Paths in sentences are mount-prefixed (`work/a.txt`).
+ */
+
+/** The sentences of one mount, with its name filled in. */
+export function mountWords(mount: string) {
+  const at = (path: string) => (path === '' ? `${mount}/` : `${mount}/${path}`);
+  return {
+    readOnly: () => `Mount "${mount}" is read-only; it refuses writes, edits and deletions.`,
+    missing: (path: string) => `${at(path)} does not exist.`,
+    notAFile: (path: string) => `${at(path)} is not a regular file.`,
+    notADirectory: (path: string) => `${at(path)} is a file, not a directory; read it instead.`,
+    tooLarge: (path: string, size: number, max: number) =>
+      `${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes, so it is not read.`,
+    overLimit: (size: number, max: number) => `${size} bytes, over the mount's limit of ${max} bytes`,
+    unreadable: (path: string, why: string) => `${at(path)} could not be read: ${why}.`,
+    unreadableRegions: (regions: readonly { path: string; reason: string }[]) =>
+      `some directories could not be read: ${regions
+        .slice(0, 5)
+        .map((r) => `${at(r.path)} (${r.reason})`)
+        .join(', ')}${regions.length > 5 ? ` and ${regions.length - 5} more` : ''}`,
+    changedSincePlanned: (path: string) =>
+      `${at(path)} changed while the call was being planned; nothing was stored. Read it again and retry.`,
+    writeFailed: (path: string, why: string) =>
+      `Writing ${at(path)} failed (${why}); nothing in this call was stored.`,
+    contentTooLarge: (path: string, size: number, max: number) =>
+      `The new content of ${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes; nothing was stored.`,
+    draftsNote: () =>
+      `Stored as drafts in mount "${mount}"'s workspace; materialize writes them to disk.`,
+    gaveUp: (reason: string) => `Disk could not be checked: ${reason}. Nothing was decided; try again.`,
+    directNothingToSync: () => `Mount "${mount}" is direct: it reads disk as it is, so there is nothing to sync.`,
+    directNothingToMaterialize: () =>
+      `Mount "${mount}" is direct: its changes are written to disk at once, so there is nothing to materialize.`,
+  };
+}

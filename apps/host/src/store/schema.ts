@@ -1,0 +1,68 @@
+/**
+ * The store's schema and its migrations. The one rule: the schema only moves forward,
+ * one numbered migration at a time, each applied in one transaction and recorded in
+ * `migrations`; a store whose highest migration is newer than this code is refused.
+ */
+
+/** One schema step: its number and the SQL that takes the previous schema to it. */
+export interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+/** Every migration, in order. Append only. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      -- Content-addressed text: stored once however many branches or versions hold it.
+      CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, bytes BLOB NOT NULL) WITHOUT ROWID;
+      CREATE TABLE branches (
+        name TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        created_from TEXT
+      ) WITHOUT ROWID;
+      -- S: each branch's tree per mount.
+      CREATE TABLE tree (
+        branch TEXT NOT NULL,
+        mount TEXT NOT NULL,
+        path TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mode INTEGER,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (branch, mount, path)
+      ) WITHOUT ROWID;
+      -- Every change to a tree: a file's earlier versions can be listed and read back.
+      CREATE TABLE history (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        branch TEXT NOT NULL,
+        mount TEXT NOT NULL,
+        path TEXT NOT NULL,
+        hash TEXT,
+        size INTEGER,
+        mode INTEGER,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX history_by_path ON history (branch, mount, path, seq);
+      -- P: the last state disk and store agreed on, per mount and path (not per branch).
+      CREATE TABLE evidence (mount TEXT NOT NULL, path TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (mount, path)) WITHOUT ROWID;
+      -- Per-branch path intent: origin, tombstone, recorded conflict.
+      CREATE TABLE marks (
+        branch TEXT NOT NULL,
+        mount TEXT NOT NULL,
+        path TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (branch, mount, path)
+      ) WITHOUT ROWID;
+      -- Announced effects not yet completed (SPEC §4.3).
+      CREATE TABLE pending (mount TEXT NOT NULL, path TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (mount, path)) WITHOUT ROWID;
+      -- The identity of each mount's root directory last agreed under.
+      CREATE TABLE roots (mount TEXT PRIMARY KEY, identity TEXT NOT NULL) WITHOUT ROWID;
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,0 +1,91 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, DEFAULT_MAX_FILE_SIZE, checkConfig, defaultConfig, loadConfig } from '../src/config.ts';
+import { tempDir } from './fixtures.ts';
+
+function configError(doc: unknown, base: string): string {
+  try {
+    checkConfig(doc, 'ws.toml', base);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config', () => {
+  test('the embedded default mounts the working directory as store-backed work', () => {
+    const dir = tempDir();
+    const c = defaultConfig(dir);
+    expect(c.mounts).toHaveLength(1);
+    expect(c.mounts[0]).toMatchObject({ name: 'work', root: dir, backend: 'store', readOnly: false, maxFileSize: DEFAULT_MAX_FILE_SIZE });
+    expect(c.storePath).toBe(join(dir, '.ws/store.sqlite'));
+    expect(c.resultMaxChars).toBe(24_000);
+  });
+
+  test('ws.toml in the working directory is used, paths relative to it', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(
+      join(dir, 'ws.toml'),
+      'resultMaxChars = 5000\n[store]\npath = "db/s.sqlite"\n[[mount]]\nname = "src"\npath = "src"\nbackend = "direct"\nmode = "read-only"\n',
+    );
+    const c = await loadConfig(dir);
+    expect(c.resultMaxChars).toBe(5000);
+    expect(c.storePath).toBe(join(dir, 'db/s.sqlite'));
+    expect(c.mounts[0]).toMatchObject({ name: 'src', root: join(dir, 'src'), backend: 'direct', readOnly: true });
+  });
+
+  test('an unknown key is named with what is allowed', () => {
+    const dir = tempDir();
+    const msg = configError({ mount: [{ name: 'w', path: '.', colour: 'red' }] }, dir);
+    expect(msg).toStartWith('ws.toml: mount[0].colour is not a known key; allowed here: name, path,');
+    expect(configError({ resultMaxChar: 5, mount: [{ name: 'w', path: '.' }] }, dir)).toContain('resultMaxChar is not a known key');
+  });
+
+  test('a missing mount path is refused', () => {
+    const dir = tempDir();
+    expect(configError({ mount: [{ name: 'w', path: 'nope' }] }, dir)).toContain('mount[0].path "nope"');
+  });
+
+  test('a duplicate mount name is refused', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'a'));
+    mkdirSync(join(dir, 'b'));
+    const msg = configError({ mount: [{ name: 'w', path: 'a' }, { name: 'w', path: 'b' }] }, dir);
+    expect(msg).toContain('mount[1].name "w" is already the name of another mount');
+  });
+
+  test('a mount nested inside another is refused', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'a/b'), { recursive: true });
+    const msg = configError({ mount: [{ name: 'outer', path: 'a' }, { name: 'inner', path: 'a/b' }] }, dir);
+    expect(msg).toContain('puts mount "inner" inside mount "outer"');
+  });
+
+  test('wrong types and values name the key and what is allowed', () => {
+    const dir = tempDir();
+    expect(configError({ mount: [{ name: 'w', path: '.', backend: 'cloud' }] }, dir)).toContain('must be one of "store", "direct"');
+    expect(configError({ mount: [{ name: 'w', path: '.', maxFileSize: -1 }] }, dir)).toContain('must be a whole number above 0');
+    expect(configError({ mount: [{ name: 'w', path: '.', autoMaterialize: 'yes' }] }, dir)).toContain('must be true or false');
+    expect(configError({ mount: [{ name: 'a/b', path: '.' }] }, dir)).toContain('mount[0].name');
+    expect(configError({ resultMaxChars: 1.5, mount: [{ name: 'w', path: '.' }] }, dir)).toContain('resultMaxChars must be a whole number');
+    expect(configError({}, dir)).toContain('mount is missing');
+  });
+
+  test('a config file that is not TOML is one clear line', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ws.toml'), '[[mount]\nname = ');
+    const err = await loadConfig(dir).catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toContain('not valid TOML');
+    expect(err.message.split('\n')).toHaveLength(1);
+  });
+
+  test('--config naming a missing file is refused', async () => {
+    const err = await loadConfig(tempDir(), 'missing.toml').catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toContain('does not exist');
+  });
+});

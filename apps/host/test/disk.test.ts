@@ -1,0 +1,148 @@
+import { describe, expect, test } from 'bun:test';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { atomicWrite } from '../src/disk/atomic-write.ts';
+import { containPath } from '../src/disk/contain.ts';
+import { diskPort } from '../src/disk/disk-port.ts';
+import { walkRules } from '../src/disk/rules.ts';
+import { newTally, walk } from '../src/disk/walk.ts';
+import { enc, tempDir } from './fixtures.ts';
+
+describe('containment', () => {
+  test('a path with .. or a leading / is refused', () => {
+    const root = tempDir();
+    expect(containPath(root, '../x', false).ok).toBe(false);
+    expect(containPath(root, 'a/../../x', false).ok).toBe(false);
+    expect(containPath(root, '/etc/passwd', false).ok).toBe(false);
+    expect(containPath(root, 'a/b.txt', false)).toEqual({ ok: true, abs: join(root, 'a/b.txt') });
+  });
+
+  test('a symlink is refused where the mount does not follow links', () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'real'));
+    symlinkSync(join(root, 'real'), join(root, 'link'));
+    const r = containPath(root, 'link/a.txt', false);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toContain('symbolic link');
+    expect(containPath(root, 'link/a.txt', true).ok).toBe(true);
+  });
+
+  test('a symlink out of the root is refused even where links are followed', () => {
+    const root = tempDir();
+    const outside = tempDir();
+    symlinkSync(outside, join(root, 'out'));
+    const r = containPath(root, 'out/secret', true);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toContain('outside the mount');
+  });
+});
+
+describe('atomic writes', () => {
+  test('a write creates parents, keeps the old mode, and leaves no temporary file', () => {
+    const root = tempDir();
+    const file = join(root, 'a/b/c.txt');
+    atomicWrite(file, enc('one'));
+    chmodSync(file, 0o600);
+    atomicWrite(file, enc('two'));
+    expect(readFileSync(file, 'utf8')).toBe('two');
+    expect((Bun.file(file).size)).toBe(3);
+    expect(readdirSync(join(root, 'a/b'))).toEqual(['c.txt']);
+  });
+});
+
+describe('walks', () => {
+  function tree(root: string, files: string[]) {
+    for (const f of files) {
+      mkdirSync(join(root, f, '..'), { recursive: true });
+      writeFileSync(join(root, f), f);
+    }
+  }
+
+  test('a walk yields files in plain string order and counts what it passed over by reason', () => {
+    const root = tempDir();
+    tree(root, ['a.txt', 'a/b.txt', 'b.ts', 'node_modules/x.js', '.git/HEAD', 'x.log', '.a.swp', 'notes~', '.ws/store.sqlite']);
+    const tally = newTally();
+    const entries = [...walk({ root, from: '', rules: walkRules(['*.log'], '.ws/store.sqlite'), followSymlinks: false, cap: 100 }, tally)];
+    // A directory comes just before what it holds; files come in plain string order.
+    expect(entries.map((e) => e.path)).toEqual(['a.txt', 'a', 'a/b.txt', 'b.ts']);
+    const files = entries.filter((e) => e.kind === 'file').map((e) => e.path);
+    expect(files).toEqual([...files].sort());
+    expect(tally.passedOver).toEqual({
+      'version control or dependency directory': 2,
+      'ignored by the mount\u2019s rules': 1,
+      'editor swap or backup file': 2,
+      'the ws store': 1,
+    });
+  });
+
+  test('a walk stops at its cap and says so', () => {
+    const root = tempDir();
+    tree(root, ['1', '2', '3', '4']);
+    const tally = newTally();
+    const paths = [...walk({ root, from: '', rules: walkRules([], undefined), followSymlinks: false, cap: 2 }, tally)];
+    expect(paths).toHaveLength(2);
+    expect(tally.incomplete).toContain('cap');
+  });
+});
+
+describe('the disk port', () => {
+  const port = (root: string) => diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000 });
+
+  test('a stat gives a fingerprint that changes when the bytes do', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a'), 'one');
+    const disk = port(root);
+    const first = await disk.stat('a');
+    const same = await disk.stat('a');
+    writeFileSync(join(root, 'a'), 'two!');
+    const changed = await disk.stat('a');
+    expect(first.kind === 'file' && same.kind === 'file' && first.meta.fingerprint === same.meta.fingerprint).toBe(true);
+    expect(first.kind === 'file' && changed.kind === 'file' && first.meta.fingerprint !== changed.meta.fingerprint).toBe(true);
+    expect(await disk.stat('missing')).toEqual({ kind: 'absent' });
+    mkdirSync(join(root, 'd'));
+    expect((await disk.stat('d')).kind).toBe('unobservable');
+  });
+
+  test('a write refuses where disk no longer holds what the decision saw', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a'), 'one');
+    const disk = port(root);
+    const seen = await disk.stat('a');
+    if (seen.kind !== 'file') throw new Error('expected a file');
+    writeFileSync(join(root, 'a'), 'person');
+    const r = await disk.write('a', enc('agent'), { mode: null, expect: { kind: 'file', fingerprint: seen.meta.fingerprint } });
+    expect(r.kind).toBe('refused');
+    expect(readFileSync(join(root, 'a'), 'utf8')).toBe('person');
+    expect(readdirSync(root)).toEqual(['a']);
+    const created = await disk.write('new/b', enc('b'), { mode: null, expect: { kind: 'absent' } });
+    expect(created.kind).toBe('done');
+    const again = await disk.write('new/b', enc('c'), { mode: null, expect: { kind: 'absent' } });
+    expect(again.kind).toBe('refused');
+  });
+
+  test('an unlink refuses where disk changed, and a read returns bytes with their meta', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a'), 'one');
+    const disk = port(root);
+    const r = await disk.read('a', 100);
+    if (r.kind !== 'file' || r.bytes === null) throw new Error('expected bytes');
+    expect(new TextDecoder().decode(r.bytes)).toBe('one');
+    expect((await disk.read('a', 2)).kind === 'file' && (await disk.read('a', 2) as { bytes: null }).bytes).toBeNull();
+    writeFileSync(join(root, 'a'), 'changed');
+    expect((await disk.unlink('a', { expect: { kind: 'file', fingerprint: r.meta.fingerprint } })).kind).toBe('refused');
+    expect(existsSync(join(root, 'a'))).toBe(true);
+  });
+
+  test('the root is unavailable when it is gone, and a walk lists passed-over paths one by one', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'keep.txt'), 'k');
+    writeFileSync(join(root, 'x.swp'), 's');
+    const disk = port(root);
+    expect((await disk.locateRoot()).kind).toBe('available');
+    const w = await disk.walk('');
+    expect(w.files.map((f) => f.path)).toEqual(['keep.txt']);
+    expect(w.passedOver).toEqual([{ path: 'x.swp', reason: 'editor swap or backup file', directory: false }]);
+    const gone = port(join(root, 'nope'));
+    expect((await gone.locateRoot()).kind).toBe('unavailable');
+  });
+});
