@@ -4,64 +4,81 @@
  * one clear line on stderr and exit code 2; a tool error from `ws call` is the error
  * JSON on stdout and exit code 1; success is exit code 0. No stack trace reaches a person.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { handleToolCall, tools } from '@ws/tools';
 import { ConfigError, type HostConfig, loadConfig, SAMPLE_CONFIG } from './config.ts';
 import { type Host, openHost } from './host.ts';
-import { DEFAULT_PORT, serveMcpHttp, serveMcpStdio } from './serve.ts';
 
 const USAGE = `usage: ws [--config FILE] COMMAND
-  mcp                              MCP server on stdio
-  serve [--port N]                 MCP over Streamable HTTP on 127.0.0.1
-  call TOOL [JSON] [--result-max-chars N]   one tool call; prints the result JSON
-  status | sync [PATH] | materialize [PATH] [--force]
+
+  mcp                          an MCP server on stdio (for clients that start it)
+  serve [--port N]             MCP over Streamable HTTP on 127.0.0.1 (default port 7357; 0: any free port)
+  call TOOL [JSON|-] [--result-max-chars N]
+                               one tool call; prints the result JSON ("-": read the JSON from stdin)
+  tools                        the tools with their input schemas
+  status                       each mount's drafts, conflicts and what was passed over
+  sync [PATH]                  take disk's changes in
+  materialize [PATH] [--force] write drafts to disk
   branch list | branch create NAME | branch switch NAME
-  tools                            the tool list
-  init                             write a commented ws.toml here`;
+  init                         write a commented ws.toml here (or at --config FILE)
+
+--config FILE: the configuration; else ws.toml in the working directory; else the
+working directory mounted as "work" (store-backed, store at .ws/store.sqlite).
+Exit codes: 0 success, 1 a tool error or a failure, 2 bad usage or a bad config.`;
 
 /** Bad usage: one line on stderr, exit 2. */
 class UsageError extends Error {}
 
 interface Parsed {
-  readonly command: string;
+  readonly command: string | undefined;
   readonly args: string[];
   readonly flags: Map<string, string | true>;
 }
 
 const FLAGS_WITH_VALUE = new Set(['--config', '--port', '--result-max-chars']);
 const FLAGS_ALONE = new Set(['--force', '--help', '-h']);
+const GLOBAL_FLAGS = new Set(['--config', '--help', '-h']);
 const COMMAND_FLAGS: Record<string, readonly string[]> = {
   serve: ['--port'],
   call: ['--result-max-chars'],
   materialize: ['--force'],
 };
 
+/** Flags may come anywhere; `--` ends them, so a later argument may start with "-". */
 function parse(argv: readonly string[]): Parsed {
   const flags = new Map<string, string | true>();
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a.startsWith('-') && a !== '-') {
-      const [name, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-      if (FLAGS_WITH_VALUE.has(name)) {
-        const value = inline ?? argv[++i];
-        if (value === undefined) throw new UsageError(`ws: ${name} needs a value.`);
-        flags.set(name, value);
-      } else if (FLAGS_ALONE.has(name) && inline === undefined) {
-        flags.set(name, true);
-      } else {
-        throw new UsageError(`ws: unknown flag ${a}; run ws --help for the flags each command takes.`);
-      }
-    } else {
+    if (a === '--') {
+      rest.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
       rest.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq < 0 ? a : a.slice(0, eq);
+    const inline = eq < 0 ? undefined : a.slice(eq + 1);
+    if (flags.has(name)) throw new UsageError(`ws: ${name} is given twice.`);
+    if (FLAGS_WITH_VALUE.has(name)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined || value === '') throw new UsageError(`ws: ${name} needs a value.`);
+      flags.set(name, value);
+    } else if (FLAGS_ALONE.has(name)) {
+      if (inline !== undefined) throw new UsageError(`ws: ${name} takes no value.`);
+      flags.set(name, true);
+    } else {
+      throw new UsageError(`ws: unknown flag ${name}; run ws --help for the flags each command takes.`);
     }
   }
-  const [command = 'help', ...args] = rest;
+  const [command, ...args] = rest;
   for (const name of flags.keys()) {
-    if (name === '--config' || name === '--help' || name === '-h') continue;
-    if (!(COMMAND_FLAGS[command] ?? []).includes(name)) {
-      throw new UsageError(`ws: ${name} does not apply to "${command}".`);
+    if (GLOBAL_FLAGS.has(name)) continue;
+    if (command === undefined || !(COMMAND_FLAGS[command] ?? []).includes(name)) {
+      throw new UsageError(`ws: ${name} does not apply to ${command === undefined ? 'no command' : `"${command}"`}.`);
     }
   }
   return { command, args, flags };
@@ -87,8 +104,27 @@ function expectArgs(p: Parsed, min: number, max: number, shape: string): void {
   if (p.args.length < min || p.args.length > max) throw new UsageError(`ws: usage: ws ${shape}`);
 }
 
-function print(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** Writes to stdout and resolves once the bytes are handed on, so exiting cannot cut them off. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((done) => {
+    process.stdout.write(text, () => done());
+  });
+}
+
+function print(value: unknown): Promise<void> {
+  return writeOut(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** The input of `ws call`: JSON from the argument, or from stdin for "-", or `{}`. */
+function callInput(tool: string, arg: string | undefined): unknown {
+  if (arg === undefined) return {};
+  const text = arg === '-' ? readFileSync(0, 'utf8') : arg;
+  try {
+    return JSON.parse(text);
+  } catch {
+    const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+    throw new UsageError(`ws: the input for ${tool} is not valid JSON: ${shown.replace(/\s+/g, ' ')}`);
+  }
 }
 
 async function withHost<T>(config: HostConfig, run: (host: Host) => Promise<T>): Promise<T> {
@@ -103,93 +139,98 @@ async function withHost<T>(config: HostConfig, run: (host: Host) => Promise<T>):
 /** Runs one tool call and prints its result; exit 1 when the tool answered an error. */
 async function callTool(host: Host, name: string, input: unknown, resultMaxChars: number | undefined): Promise<number> {
   const result = await handleToolCall(host.workspace, { name, input, ...(resultMaxChars ? { resultMaxChars } : {}) });
-  print(result);
+  await print(result);
   return result.success ? 0 : 1;
 }
 
 async function run(argv: readonly string[]): Promise<number> {
   const p = parse(argv);
   if (p.command === 'help' || p.flags.has('--help') || p.flags.has('-h')) {
-    process.stdout.write(`${USAGE}\n`);
+    await writeOut(`${USAGE}\n`);
     return 0;
   }
+  if (p.command === undefined) throw new UsageError('ws: no command given; run ws --help for the commands.');
   const cwd = process.cwd();
+  const configFlag = p.flags.get('--config');
+  const configFile = typeof configFlag === 'string' ? configFlag : undefined;
   switch (p.command) {
     case 'tools':
       expectArgs(p, 0, 0, 'tools');
-      print(tools);
+      await print(tools);
       return 0;
     case 'init': {
       expectArgs(p, 0, 0, 'init');
-      const file = resolve(cwd, 'ws.toml');
+      const file = resolve(cwd, configFile ?? 'ws.toml');
       if (existsSync(file)) throw new UsageError(`ws: ${file} already exists; edit it, or remove it and run ws init again.`);
       writeFileSync(file, SAMPLE_CONFIG);
-      process.stdout.write(`wrote ${file}\n`);
-      return 0;
-    }
-    default:
-      break;
-  }
-
-  const configFlag = p.flags.get('--config');
-  const config = await loadConfig(cwd, typeof configFlag === 'string' ? configFlag : undefined);
-  switch (p.command) {
-    case 'mcp':
-      expectArgs(p, 0, 0, 'mcp');
-      await serveMcpStdio(config);
-      return 0;
-    case 'serve': {
-      expectArgs(p, 0, 0, 'serve [--port N]');
-      await serveMcpHttp(config, { port: portFlag(p.flags) ?? DEFAULT_PORT, announce: true });
+      await writeOut(`wrote ${file}\n`);
       return 0;
     }
     case 'call': {
-      expectArgs(p, 1, 2, 'call TOOL [JSON] [--result-max-chars N]');
-      let input: unknown = {};
-      if (p.args[1] !== undefined) {
-        try {
-          input = JSON.parse(p.args[1]);
-        } catch {
-          throw new UsageError(`ws: the input for ${p.args[0]} is not valid JSON: ${p.args[1].slice(0, 80)}`);
-        }
+      expectArgs(p, 1, 2, 'call TOOL [JSON|-] [--result-max-chars N]');
+      const [name, arg] = p.args;
+      if (!tools.some((t) => t.name === name)) {
+        throw new UsageError(`ws: there is no tool named "${name}"; the tools are ${tools.map((t) => t.name).join(', ')}.`);
       }
       const budget = positiveInt(p.flags, '--result-max-chars');
-      return withHost(config, (host) => callTool(host, p.args[0], input, budget));
+      const input = callInput(name, arg);
+      const config = await loadConfig(cwd, configFile);
+      return withHost(config, (host) => callTool(host, name, input, budget));
     }
-    case 'status':
+    case 'mcp': {
+      expectArgs(p, 0, 0, 'mcp');
+      const config = await loadConfig(cwd, configFile);
+      // Loaded here only: the MCP SDK takes most of the start-up time.
+      const { serveMcpStdio } = await import('./serve.ts');
+      await serveMcpStdio(config);
+      return 0;
+    }
+    case 'serve': {
+      expectArgs(p, 0, 0, 'serve [--port N]');
+      const port = portFlag(p.flags);
+      const config = await loadConfig(cwd, configFile);
+      const { DEFAULT_PORT, serveMcpHttp } = await import('./serve.ts');
+      await serveMcpHttp(config, port ?? DEFAULT_PORT, writeOut);
+      return 0;
+    }
+    case 'status': {
       expectArgs(p, 0, 0, 'status');
+      const config = await loadConfig(cwd, configFile);
       return withHost(config, (host) => callTool(host, 'status', {}, undefined));
-    case 'sync':
+    }
+    case 'sync': {
       expectArgs(p, 0, 1, 'sync [PATH]');
+      const config = await loadConfig(cwd, configFile);
       return withHost(config, (host) => callTool(host, 'sync', p.args[0] ? { path: p.args[0] } : {}, undefined));
+    }
     case 'materialize': {
       expectArgs(p, 0, 1, 'materialize [PATH] [--force]');
       const input = { ...(p.args[0] ? { path: p.args[0] } : {}), ...(p.flags.has('--force') ? { force: true } : {}) };
+      const config = await loadConfig(cwd, configFile);
       return withHost(config, (host) => callTool(host, 'materialize', input, undefined));
     }
     case 'branch': {
       const [verb, name] = p.args;
-      if (verb === 'list' && p.args.length === 1) {
-        return withHost(config, async (host) => {
-          print(host.branches.list());
+      const listing = verb === 'list' && p.args.length === 1;
+      const naming = (verb === 'create' || verb === 'switch') && p.args.length === 2;
+      if (!listing && !naming) throw new UsageError('ws: usage: ws branch list | ws branch create NAME | ws branch switch NAME');
+      const config = await loadConfig(cwd, configFile);
+      return withHost(config, async (host) => {
+        if (listing) {
+          await print(host.branches.list());
           return 0;
-        });
-      }
-      if ((verb === 'create' || verb === 'switch') && p.args.length === 2 && name) {
-        return withHost(config, async (host) => {
-          const outcome = verb === 'create' ? host.branches.create(name) : await host.branches.switchTo(name);
-          print(outcome);
-          return outcome.ok ? 0 : 1;
-        });
-      }
-      throw new UsageError('ws: usage: ws branch list | ws branch create NAME | ws branch switch NAME');
+        }
+        const outcome = verb === 'create' ? host.branches.create(name) : await host.branches.switchTo(name);
+        await print(outcome);
+        return outcome.ok ? 0 : 1;
+      });
     }
     default:
       throw new UsageError(`ws: unknown command "${p.command}"; run ws --help for the commands.`);
   }
 }
 
-/** Runs the CLI and returns the exit code (tests call this in-process where they can). */
+/** Runs the CLI and returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     return await run(argv);

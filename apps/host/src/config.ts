@@ -5,7 +5,7 @@
  * is allowed — never half-applied.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** How a mount keeps up with disk between tool calls. */
 export type WatchMode = 'on-tool-call' | 'always' | 'never';
@@ -156,6 +156,16 @@ function realRoot(path: string): string {
   }
 }
 
+/**
+ * The store's path with its existing directories' symlinks resolved, so it compares with
+ * the (real) mount roots: a store inside a mount is then always seen as inside it.
+ */
+function realStorePath(path: string): string {
+  const dir = dirname(path);
+  if (dir === path) return path;
+  return resolve(existsSync(dir) ? realRoot(dir) : realStorePath(dir), basename(path));
+}
+
 function contains(outer: string, inner: string): boolean {
   const rel = relative(outer, inner);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
@@ -174,7 +184,10 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
   const store = doc.store ?? {};
   if (!isTable(store)) c.fail('store', 'must be a table ([store]).');
   c.onlyKeys(store, 'store', STORE_KEYS);
-  const storePath = resolve(baseDir, c.string(store, 'path', 'store.') ?? DEFAULT_STORE_PATH);
+  const storePath = realStorePath(resolve(baseDir, c.string(store, 'path', 'store.') ?? DEFAULT_STORE_PATH));
+  if (existsSync(storePath) && statSync(storePath).isDirectory()) {
+    c.fail('store.path', `"${storePath}" is a directory; name the store's file, e.g. ".ws/store.sqlite".`);
+  }
 
   const rawMounts = doc.mount;
   if (rawMounts === undefined) c.fail('mount', 'is missing; add at least one [[mount]] with a name and a path.');
@@ -236,7 +249,8 @@ export function defaultConfig(cwd: string): HostConfig {
 export async function loadConfig(cwd: string, configFile?: string): Promise<HostConfig> {
   const file = configFile === undefined ? resolve(cwd, 'ws.toml') : resolve(cwd, configFile);
   if (configFile === undefined && !existsSync(file)) return defaultConfig(cwd);
-  if (!existsSync(file)) throw new ConfigError(`${file}: the config file does not exist.`);
+  if (!existsSync(file)) throw new ConfigError(`${file}: the config file does not exist; run ws init to write one.`);
+  if (statSync(file).isDirectory()) throw new ConfigError(`${file}: is a directory; name the config file, e.g. ws.toml.`);
   let doc: unknown;
   try {
     doc = Bun.TOML.parse(await Bun.file(file).text());

@@ -60,7 +60,7 @@ export async function openHost(config: HostConfig, options: { watch: boolean }):
   for (const sm of storeMounts) await sm.recover();
 
   const watchers: Watching | undefined = options.watch
-    ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'))
+    ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
     : undefined;
 
   const workspace: Workspace = { mounts, hasDirectMount: mounts.some((m) => m.backend === 'direct') };

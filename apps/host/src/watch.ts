@@ -1,11 +1,14 @@
 /**
  * `watch = "always"`: a file watcher per mount that passes over paths as they change, so
  * `status` and listings are current without a tool call. The one rule: the watcher only
- * runs named passes — the three-way rule then sees the host's own writes as agreement
+ * runs passes — the three-way rule then sees the host's own writes as agreement
  * (disk = store = evidence), so they never show as a person's change.
  */
-import { type FSWatcher, watch } from 'node:fs';
-import { walkRules } from './disk/rules.ts';
+import { type FSWatcher, lstatSync, watch } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { PassResult } from '@ws/reconcile';
+import { isInside } from './disk/contain.ts';
+import { type WalkRules, walkRules } from './disk/rules.ts';
 import type { StoreMount } from './mounts/store-backed.ts';
 
 /** How long the watcher waits for more changes before it passes over what it gathered. */
@@ -16,58 +19,113 @@ export interface Watching {
   stop(): void;
 }
 
+function log(line: string): void {
+  process.stderr.write(`ws: watch: ${line}\n`);
+}
+
 /** True when a walk would pass over `path` or a directory above it. */
-function passedOver(path: string, rules: ReturnType<typeof walkRules>): boolean {
+function passedOver(path: string, isDir: boolean, rules: WalkRules): boolean {
   const parts = path.split('/');
   for (let i = 1; i <= parts.length; i++) {
-    const p = parts.slice(0, i).join('/');
-    if (rules.passOver(p, i < parts.length) !== undefined) return true;
+    const dir = i < parts.length || isDir;
+    if (rules.passOver(parts.slice(0, i).join('/'), dir) !== undefined) return true;
   }
   return false;
 }
 
-/** Starts a watcher for each mount; changes are passed over in batches. */
-export function watchMounts(mounts: readonly StoreMount[]): Watching {
-  const watchers: FSWatcher[] = [];
-  const timers: ReturnType<typeof setTimeout>[] = [];
-  for (const mount of mounts) {
-    const rules = walkRules(mount.config.ignore, undefined);
-    let pending = new Set<string>();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let running = Promise.resolve();
-    const flush = () => {
-      timer = undefined;
-      const paths = [...pending];
-      pending = new Set();
-      running = running.then(async () => {
-        try {
-          await mount.passPaths(paths);
-        } catch (err) {
-          process.stderr.write(`ws: the watcher's pass over ${mount.name} failed: ${err instanceof Error ? err.message : String(err)}\n`);
-        }
-      });
-    };
-    try {
-      const w = watch(mount.config.root, { recursive: true }, (_event, name) => {
-        if (typeof name !== 'string' || name === '') return;
-        const path = name.split('\\').join('/');
-        if (passedOver(path, rules) || path.startsWith('.ws/') || path.includes('/.ws-tmp-') || path.startsWith('.ws-tmp-')) return;
-        pending.add(path);
-        if (timer === undefined) {
-          timer = setTimeout(flush, DEBOUNCE_MS);
-          timers.push(timer);
-        }
-      });
-      w.on('error', (err) => process.stderr.write(`ws: the watcher on ${mount.name} stopped: ${err.message}\n`));
-      watchers.push(w);
-    } catch (err) {
-      process.stderr.write(`ws: could not watch ${mount.config.root}: ${err instanceof Error ? err.message : String(err)}\n`);
+function isDirectory(abs: string): boolean {
+  try {
+    return lstatSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** One log line per path the pass took something in for, or found in conflict. */
+function logPass(mount: string, result: PassResult): void {
+  if (result.kind === 'gave-up') return;
+  for (const r of result.paths) {
+    if (r.conflict !== null) {
+      log(`${mount}/${r.path}: ${r.conflict.description}`);
+    } else if (r.taken !== null && r.taken.kind !== 'mode') {
+      const took =
+        r.taken.kind === 'text' ? (r.taken.new ? 'a new file' : 'a change') : r.taken.kind === 'deletion' ? 'a deletion' : 'a file it does not store';
+      log(`${mount}/${r.path}: took in ${took} from disk`);
     }
+  }
+}
+
+/** Watches one mount until `stop`. */
+function watchMount(mount: StoreMount, storePath: string): Watching {
+  const root = mount.config.root;
+  const rules = walkRules(mount.config.ignore, isInside(root, storePath) ? relative(root, storePath).split('\\').join('/') : undefined);
+  let pending = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  /** Named passes over files; a path that held no file (a directory, made or gone) is passed as a directory. */
+  async function passOver(paths: readonly string[]): Promise<void> {
+    const result = await mount.passPaths(paths);
+    if (stopped) return;
+    if (result.kind === 'gave-up') {
+      for (const p of paths) pending.add(p);
+      schedule();
+      return;
+    }
+    logPass(mount.name, result);
+    for (const r of result.paths) {
+      if (r.state === 'absent' && !stopped) await mount.list(r.path, { recursive: true });
+    }
+  }
+
+  function flush(): void {
+    timer = undefined;
+    const paths = [...pending].filter((p) => !passedOver(p, isDirectory(join(root, p)), rules));
+    pending = new Set();
+    if (paths.length === 0 || stopped) return;
+    running = running.then(() =>
+      passOver(paths).catch((err) => {
+        if (!stopped) log(`the pass over ${mount.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }),
+    );
+  }
+
+  function schedule(): void {
+    if (timer === undefined && !stopped) timer = setTimeout(flush, DEBOUNCE_MS);
+  }
+
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(root, { recursive: true }, (_event, name) => {
+      if (typeof name !== 'string' || name === '') return;
+      pending.add(name.split('\\').join('/'));
+      schedule();
+    });
+    watcher.on('error', (err) => {
+      if (!stopped) log(`the watcher on ${mount.name} stopped (${err.message}); run sync to take disk's changes in.`);
+    });
+  } catch (err) {
+    log(`could not watch ${root} (${err instanceof Error ? err.message : String(err)}); run sync to take disk's changes in.`);
   }
   return {
     stop() {
-      for (const w of watchers) w.close();
-      for (const t of timers) clearTimeout(t);
+      stopped = true;
+      watcher?.close();
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Starts a watcher for each mount; changes are passed over in batches. `storePath`: the
+ * store's file, whose own writes (and its lock's) are never passed over.
+ */
+export function watchMounts(mounts: readonly StoreMount[], storePath: string): Watching {
+  const all = mounts.map((m) => watchMount(m, storePath));
+  return {
+    stop() {
+      for (const w of all) w.stop();
     },
   };
 }
