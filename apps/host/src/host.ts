@@ -5,7 +5,7 @@
  * every store-backed mount, so the records of all mounts move under one lock.
  */
 import { relative } from 'node:path';
-import type { Hasher } from '@ws/reconcile';
+import type { DiskPort, Hasher } from '@ws/reconcile';
 import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { isInside } from './disk/contain.ts';
@@ -41,7 +41,10 @@ const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
  * Opens the host for a configuration. `watch: false` skips watchers even where a mount
  * asks for one (a one-shot CLI command).
  */
-export async function openHost(config: HostConfig, options: { watch: boolean }): Promise<Host> {
+export async function openHost(
+  config: HostConfig,
+  options: { watch: boolean; wrapDisk?: (mount: string, disk: DiskPort) => DiskPort },
+): Promise<Host> {
   const anyStore = config.mounts.some((m) => m.backend === 'store');
   const store = anyStore ? openStore(config.storePath) : undefined;
   const lock = new StoreLock(config.storePath);
@@ -52,7 +55,8 @@ export async function openHost(config: HostConfig, options: { watch: boolean }):
     if (m.backend === 'direct' || store === undefined) {
       mounts.push(directMount(m, storeRel));
     } else {
-      const sm = storeMount(m, { store, lock, hash: sha256, storeRel });
+      const wrap = options.wrapDisk;
+      const sm = storeMount(m, { store, lock, hash: sha256, storeRel, ...(wrap ? { wrapDisk: (d: DiskPort) => wrap(m.name, d) } : {}) });
       mounts.push(sm);
       storeMounts.push(sm);
     }

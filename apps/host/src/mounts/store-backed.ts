@@ -7,6 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import {
+  type DiskPort,
   type Hasher,
   type PassDone,
   type PassResult,
@@ -35,6 +36,8 @@ export interface StoreMountDeps {
   readonly hash: Hasher;
   /** The store's path inside this mount's root, if it lies there (walks pass over it). */
   readonly storeRel: string | undefined;
+  /** Wraps the disk port (tests use it to act between observations). */
+  readonly wrapDisk?: (disk: DiskPort) => DiskPort;
 }
 
 /** A store-backed mount, with what the host needs beside the tools' interface. */
@@ -94,7 +97,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
   const { store, lock, hash } = deps;
   const words = mountWords(config.name);
   const rules = walkRules(config.ignore, deps.storeRel);
-  const disk = diskPort({ root: config.root, rules, followSymlinks: config.followSymlinks, walkCap: WALK_CAP });
+  const realDisk = diskPort({ root: config.root, rules, followSymlinks: config.followSymlinks, walkCap: WALK_CAP });
+  const disk = deps.wrapDisk ? deps.wrapDisk(realDisk) : realDisk;
   const reconciler: Reconciler = createReconciler({
     store,
     disk,
@@ -150,7 +154,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
 
   async function readLocked(path: string): Promise<ReadOutcome> {
     const branch = store.selectedBranch();
-    if (isDirectory(path, branch)) return { kind: 'directory' };
+    // A held file is read as a file whatever disk now has there (a directory where it was is `unverified`).
+    if (store.read(branch, config.name, path).tree === null && isDirectory(path, branch)) return { kind: 'directory' };
     if (!checksDisk) {
       const bytes = workspaceBytes(branch, path);
       return bytes === null ? { kind: 'missing' } : { kind: 'file', bytes, notes: [] };
@@ -166,8 +171,11 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
         return { kind: 'file', bytes, notes: finding.notes };
       }
       case 'answer': {
-        if (finding.reason === 'not-stored' && finding.why === 'binary') {
-          const r = result.kind === 'done' ? result.paths.find((p) => p.path === path) : undefined;
+        const r = result.kind === 'done' ? result.paths.find((p) => p.path === path) : undefined;
+        const dropped = r?.taken?.kind === 'not-stored' && r.taken.dropped;
+        // A binary file the workspace never held reads as any binary file does; one that
+        // disk just made binary says the workspace's copy was dropped.
+        if (finding.reason === 'not-stored' && finding.why === 'binary' && !dropped) {
           return { kind: 'binary', size: r?.disk.kind === 'opaque' ? r.disk.size : 0 };
         }
         return { kind: 'answer', message: finding.message };

@@ -1,0 +1,151 @@
+import { describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256 } from '../src/host.ts';
+import { SCHEMA_VERSION } from '../src/store/schema.ts';
+import { openStore, StoreError } from '../src/store/sqlite-store.ts';
+import { enc, tempDir } from './fixtures.ts';
+import { storeHost } from './host-fixtures.ts';
+
+const storePath = () => join(tempDir('ws-store-'), 'nested/dir/store.sqlite');
+
+function put(store: ReturnType<typeof openStore>, branch: string, path: string, text: string) {
+  const bytes = enc(text);
+  const hash = sha256(bytes);
+  store.putBlob(hash, bytes);
+  store.setTree(branch, 'work', path, { hash, size: bytes.length, mode: null });
+  return hash;
+}
+
+describe('the SQLite store', () => {
+  test('a new store starts on branch main, in WAL mode with synchronous FULL', () => {
+    const path = storePath();
+    const store = openStore(path);
+    expect(store.selectedBranch()).toBe('main');
+    store.close();
+    const db = new Database(path);
+    expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(db.query('SELECT MAX(version) AS v FROM migrations').get()).toEqual({ v: SCHEMA_VERSION });
+    db.close();
+    const again = openStore(path);
+    expect(again.branches().map((b) => b.name)).toEqual(['main']);
+    again.close();
+  });
+
+  test('a blob is stored once however many paths and branches hold it', () => {
+    const path = storePath();
+    const store = openStore(path);
+    put(store, 'main', 'a.txt', 'same');
+    put(store, 'main', 'b.txt', 'same');
+    store.createBranch('other');
+    put(store, 'other', 'c.txt', 'same');
+    store.barrier();
+    store.close();
+    const db = new Database(path);
+    expect(db.query('SELECT COUNT(*) AS n FROM blobs').get()).toEqual({ n: 1 });
+    db.close();
+  });
+
+  test('a branch is created from the selected one, and switching changes S for every path', () => {
+    const store = openStore(storePath());
+    put(store, 'main', 'a.txt', 'main text');
+    store.barrier();
+    store.createBranch('feature');
+    expect(store.read('feature', 'work', 'a.txt').tree).toEqual(store.read('main', 'work', 'a.txt').tree);
+    put(store, 'feature', 'a.txt', 'feature text');
+    store.barrier();
+    store.selectBranch('feature');
+    expect(store.selectedBranch()).toBe('feature');
+    expect(store.branches().map((b) => [b.name, b.selected, b.createdFrom])).toEqual([
+      ['main', false, null],
+      ['feature', true, 'main'],
+    ]);
+    const main = store.read('main', 'work', 'a.txt').tree!;
+    const feature = store.read('feature', 'work', 'a.txt').tree!;
+    expect(new TextDecoder().decode(store.getBlob(main.hash)!)).toBe('main text');
+    expect(new TextDecoder().decode(store.getBlob(feature.hash)!)).toBe('feature text');
+    store.close();
+  });
+
+  test('every change to a tree is in the history, with a sequence number and time, and reads back', () => {
+    const store = openStore(storePath());
+    const h1 = put(store, 'main', 'a.txt', 'v1');
+    const h2 = put(store, 'main', 'a.txt', 'v2');
+    store.setTree('main', 'work', 'a.txt', null);
+    store.barrier();
+    const versions = store.history('main', 'work', 'a.txt');
+    expect(versions.map((v) => v.hash)).toEqual([h1, h2, null]);
+    expect(versions[0].seq).toBeLessThan(versions[1].seq);
+    expect(Number.isNaN(Date.parse(versions[0].at))).toBe(false);
+    expect(new TextDecoder().decode(store.getBlob(versions[0].hash!)!)).toBe('v1');
+    store.close();
+  });
+
+  test('a scan finds every recorded path beneath a directory and not its neighbours', () => {
+    const store = openStore(storePath());
+    for (const p of ['a', 'a/b', 'a/b/c', 'ab', 'a.txt', 'b/a']) put(store, 'main', p, p);
+    store.setEvidence('work', 'a/e', { kind: 'text', hash: 'h', size: 1, mode: null, fingerprint: null });
+    store.barrier();
+    expect([...store.scan('main', 'work', 'a')].map((s) => s.path).sort()).toEqual(['a', 'a/b', 'a/b/c', 'a/e']);
+    expect([...store.scan('main', 'work', '')].length).toBe(7);
+    store.close();
+  });
+
+  test('a store made by a newer ws is refused and left as it was', () => {
+    const path = storePath();
+    openStore(path).close();
+    const db = new Database(path);
+    db.run('INSERT INTO migrations (version, applied_at) VALUES (?, 0)', [SCHEMA_VERSION + 1]);
+    db.close();
+    const before = readFileSync(path);
+    expect(() => openStore(path)).toThrow(StoreError);
+    expect(() => openStore(path)).toThrow(/made by a newer ws/);
+    expect(Buffer.compare(readFileSync(path), before)).toBe(0);
+  });
+
+  test('a file that is not SQLite is refused and left as it was', () => {
+    const path = join(tempDir('ws-store-'), 'store.sqlite');
+    writeFileSync(path, 'these are my notes, not a database\n');
+    expect(() => openStore(path)).toThrow(/not a ws store/);
+    expect(readFileSync(path, 'utf8')).toBe('these are my notes, not a database\n');
+  });
+
+  test('a corrupt SQLite file is refused and left as it was', () => {
+    const path = join(tempDir('ws-store-'), 'store.sqlite');
+    const bytes = Buffer.alloc(4096, 0xab);
+    bytes.write('SQLite format 3\0', 0, 'latin1');
+    writeFileSync(path, bytes);
+    expect(() => openStore(path)).toThrow(StoreError);
+    expect(Buffer.compare(readFileSync(path), bytes)).toBe(0);
+  });
+
+  test('writes behind a barrier survive a killed process; writes after it do not', async () => {
+    const path = storePath();
+    openStore(path).close();
+    const script = `
+      import { openStore } from ${JSON.stringify(join(import.meta.dir, '../src/store/sqlite-store.ts'))};
+      const store = openStore(${JSON.stringify(path)});
+      store.setEvidence('work', 'kept', { kind: 'text', hash: 'h1', size: 1, mode: null, fingerprint: null });
+      store.barrier();
+      store.setEvidence('work', 'lost', { kind: 'text', hash: 'h2', size: 1, mode: null, fingerprint: null });
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const child = Bun.spawn(['bun', '-e', script], { stderr: 'pipe' });
+    expect(await child.exited).not.toBe(0);
+    const store = openStore(path);
+    expect(store.read('main', 'work', 'kept').evidence).not.toBeNull();
+    expect(store.read('main', 'work', 'lost').evidence).toBeNull();
+    store.close();
+  });
+});
+
+describe('the store under a host', () => {
+  test('the first read of a path records one small evidence row', async () => {
+    const { mount, host } = await storeHost({ files: { 'a.txt': 'hello\n' } });
+    await mount.read('a.txt');
+    const rec = host.store!.read('main', 'work', 'a.txt');
+    expect(rec.evidence?.kind).toBe('text');
+    expect(JSON.stringify(rec.evidence).length).toBeLessThan(300);
+  });
+});
