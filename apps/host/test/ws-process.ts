@@ -1,0 +1,183 @@
+/**
+ * The `ws` command as a person or an MCP client runs it: a real process per command,
+ * `ws serve` started once per test file, MCP clients over stdio and HTTP. Tests that use
+ * this prove what a user sees, so nothing here reaches into the host's modules.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { tempDir } from './fixtures.ts';
+
+/** The `ws` entry point. */
+export const CLI = resolve(import.meta.dir, '../src/cli.ts');
+
+/** What one `ws` command did. */
+export interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `ws ARGS` in `cwd` to the end. */
+export async function ws(cwd: string, args: readonly string[], stdin?: string): Promise<Ran> {
+  const proc = Bun.spawn(['bun', CLI, ...args], {
+    cwd,
+    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** A tool result as `ws call` prints it. */
+export type CallResult = { success: true; data: Record<string, unknown> } | { success: false; error: string };
+
+/** `ws call TOOL JSON` in `cwd`; the printed result and the exit code. */
+export async function wsCall(cwd: string, tool: string, input: unknown, extra: readonly string[] = []): Promise<{ code: number; result: CallResult; stderr: string }> {
+  const ran = await ws(cwd, ['call', tool, JSON.stringify(input), ...extra]);
+  return { code: ran.code, result: JSON.parse(ran.stdout) as CallResult, stderr: ran.stderr };
+}
+
+/** The two-mount workspace the end-to-end tests share: files under `dir`, the config at `dir/ws.toml`. */
+export interface Workspace {
+  readonly dir: string;
+  readonly config: string;
+  /** Absolute path of a mount-prefixed path, for looking at disk. */
+  disk(path: string): string;
+}
+
+/** One mount in a test config. */
+export interface MountSpec {
+  readonly name: string;
+  readonly backend: 'store' | 'direct';
+  readonly watch?: 'on-tool-call' | 'always' | 'never';
+  /** Files to put on disk first, by mount-relative path. */
+  readonly files?: Readonly<Record<string, string | Uint8Array>>;
+}
+
+/** A temporary directory with a `ws.toml` that mounts each spec's directory (`dir/<name>`). */
+export function makeWorkspace(mounts: readonly MountSpec[], storePath = '.ws/store.sqlite'): Workspace {
+  const dir = tempDir('ws-cli-');
+  const lines = [`[store]`, `path = ${JSON.stringify(storePath)}`];
+  for (const m of mounts) {
+    mkdirSync(join(dir, m.name), { recursive: true });
+    for (const [rel, content] of Object.entries(m.files ?? {})) {
+      mkdirSync(join(dir, m.name, rel, '..'), { recursive: true });
+      writeFileSync(join(dir, m.name, rel), content);
+    }
+    lines.push('[[mount]]', `name = "${m.name}"`, `path = "${m.name}"`, `backend = "${m.backend}"`);
+    if (m.watch) lines.push(`watch = "${m.watch}"`);
+  }
+  const config = join(dir, 'ws.toml');
+  writeFileSync(config, `${lines.join('\n')}\n`);
+  return { dir, config, disk: (path) => join(dir, path) };
+}
+
+/** An MCP client connected to `ws mcp` over stdio, with the server's stderr gathered. */
+export interface StdioSession {
+  readonly client: Client;
+  readonly pid: number;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Spawns `ws --config CONFIG mcp` through the SDK's stdio transport and connects. */
+export async function connectStdio(config: string, cwd: string): Promise<StdioSession> {
+  const transport = new StdioClientTransport({ command: 'bun', args: [CLI, '--config', config, 'mcp'], cwd, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: 'ws-test', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    pid: transport.pid ?? -1,
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+/** A running `ws serve`. */
+export interface Serving {
+  readonly url: string;
+  /** Everything it printed on stdout before the URL line and after. */
+  stdout(): string;
+  stderr(): string;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: 'SIGINT' | 'SIGTERM'): Promise<number>;
+}
+
+async function gather(stream: ReadableStream<Uint8Array>, into: (text: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) into(decoder.decode(chunk, { stream: true }));
+}
+
+/** Starts `ws --config CONFIG serve --port 0` and waits for the URL it prints. */
+export async function startServe(config: string, cwd: string): Promise<Serving> {
+  const proc = Bun.spawn(['bun', CLI, '--config', config, 'serve', '--port', '0'], { cwd, stdout: 'pipe', stderr: 'pipe' });
+  let out = '';
+  let err = '';
+  let announced!: (url: string) => void;
+  const url = new Promise<string>((done) => {
+    announced = done;
+  });
+  const outDone = gather(proc.stdout, (t) => {
+    out += t;
+    const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    if (m) announced(m[0]);
+  });
+  const errDone = gather(proc.stderr, (t) => {
+    err += t;
+  });
+  const exited = proc.exited.then(async (code) => {
+    await Promise.all([outDone, errDone]);
+    throw new Error(`ws serve exited (${code}) before printing its URL: ${err}`);
+  });
+  const found = await Promise.race([url, exited]);
+  return {
+    url: found,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal = 'SIGTERM') {
+      proc.kill(signal);
+      const code = await proc.exited;
+      await Promise.all([outDone, errDone]);
+      return code;
+    },
+  };
+}
+
+/** An MCP client connected over Streamable HTTP. */
+export async function connectHttp(url: string): Promise<Client> {
+  const client = new Client({ name: 'ws-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** A tool call's answer over MCP: the data parsed from the JSON text, or the error sentence. */
+export async function mcpCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; data: any /* each tool's data has its own shape */; text: string }> {
+  const answer = await client.callTool({ name, arguments: args });
+  const content = answer.content as { type: string; text: string }[];
+  const text = content[0]?.text ?? '';
+  const isError = answer.isError === true;
+  return { isError, data: isError ? undefined : JSON.parse(text), text };
+}
+
+/** Polls `check` until it returns a value or `ms` pass; the value, or undefined at the deadline. */
+export async function within<T>(ms: number, check: () => Promise<T | undefined>): Promise<T | undefined> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) return undefined;
+    await Bun.sleep(25);
+  }
+}
