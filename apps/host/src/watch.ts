@@ -33,6 +33,11 @@ function passedOver(path: string, isDir: boolean, rules: WalkRules): boolean {
   return false;
 }
 
+function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
 function isDirectory(abs: string): boolean {
   try {
     return lstatSync(abs).isDirectory();
@@ -64,7 +69,7 @@ function watchMount(mount: StoreMount, storePath: string): Watching {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
-  /** Named passes over files; a path that held no file (a directory, made or gone) is passed as a directory. */
+  /** Named passes over what changed; a path that held no file (a directory, made or gone) is passed as a directory. */
   async function passOver(paths: readonly string[]): Promise<void> {
     const result = await mount.passPaths(paths);
     if (stopped) return;
@@ -75,7 +80,18 @@ function watchMount(mount: StoreMount, storePath: string): Watching {
     }
     logPass(mount.name, result);
     for (const r of result.paths) {
-      if (r.state === 'absent' && !stopped) await mount.list(r.path, { recursive: true });
+      if (r.state !== 'absent' || stopped) continue;
+      const here = await mount.passDirectory(r.path);
+      // A directory that left the mount (moved out) has no walk of its own: its files
+      // come back unverified, so the nearest directory still on disk is passed instead.
+      const left = !isDirectory(join(root, r.path)) && here.kind === 'done' && here.paths.length > 0;
+      logPass(mount.name, left ? await mount.passDirectory(nearestDirectory(r.path)) : here);
+    }
+  }
+
+  function nearestDirectory(path: string): string {
+    for (let dir = parentOf(path); ; dir = parentOf(dir)) {
+      if (dir === '' || isDirectory(join(root, dir))) return dir;
     }
   }
 

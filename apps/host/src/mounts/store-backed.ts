@@ -46,6 +46,8 @@ export interface StoreMount extends Mount {
   readonly config: MountConfig;
   /** Named passes over paths a watcher saw change. */
   passPaths(paths: readonly string[]): Promise<PassResult>;
+  /** A pass over a directory a watcher saw appear or go (its files may not have been named). */
+  passDirectory(path: string): Promise<PassResult>;
   /** Resolves effects a stopped process left pending (run once at start). */
   recover(): Promise<PassResult>;
 }
@@ -421,6 +423,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     },
 
     passPaths: (paths) => lock.run(() => pass({ kind: 'paths', paths: [...paths] })),
+    passDirectory: (path) => lock.run(() => pass({ kind: 'directory', path })),
     recover: () => lock.run(() => reconciler.recover()),
   };
 
