@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_FILE_SIZE, checkConfig, defaultConfig, loadConfig } from '../src/config.ts';
 import { tempDir } from './fixtures.ts';
@@ -87,5 +87,29 @@ describe('config', () => {
     const err = await loadConfig(tempDir(), 'missing.toml').catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toContain('does not exist');
+  });
+
+  test('--config naming a directory is refused as one line', async () => {
+    const dir = tempDir();
+    const err = await loadConfig(dir, '.').catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(`${dir}: is a directory; name the config file, e.g. ws.toml.`);
+  });
+
+  test('a store path that is a directory is refused', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'db'));
+    expect(configError({ store: { path: 'db' }, mount: [{ name: 'w', path: '.' }] }, dir)).toContain('store.path');
+  });
+
+  test("the store's path is made real like the mounts' roots, so a store inside a mount is seen inside it", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'real/.ws'), { recursive: true });
+    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    const c = checkConfig({ store: { path: 'link/.ws/store.sqlite' }, mount: [{ name: 'w', path: 'link' }] }, 'ws.toml', dir);
+    expect(c.mounts[0].root).toBe(join(dir, 'real'));
+    expect(c.storePath).toBe(join(dir, 'real/.ws/store.sqlite'));
+    const later = checkConfig({ store: { path: 'link/not-yet/s.sqlite' }, mount: [{ name: 'w', path: 'link' }] }, 'ws.toml', dir);
+    expect(later.storePath).toBe(join(dir, 'real/not-yet/s.sqlite'));
   });
 });
