@@ -10,6 +10,7 @@ import { type FileMatches, type GrepFile, type LineMatch, type SearchAnswer, typ
 import type { ToolInput } from './schemas.ts';
 import type { Mount, Workspace } from './workspace.ts';
 import { grepCut, grepLineCut, narrow, overSize } from './errors.ts';
+import { globMatcher } from './glob-match.ts';
 import { holdList } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
 import { type ToolResult, answer, refuse } from './result.ts';
@@ -21,12 +22,12 @@ export const LONG_MATCH_LINE = 2000;
 function pathFilter(workspace: Workspace, glob: string | undefined, within: string | undefined): (path: string) => boolean {
   if (glob === undefined) return () => true;
   if (!glob.includes('/')) {
-    const byName = new Bun.Glob(glob);
+    const byName = globMatcher(glob);
     return (path) => byName.match(path.slice(path.lastIndexOf('/') + 1));
   }
   const first = glob.split('/')[0];
   const full = within !== undefined && !workspace.mounts.some((m) => m.name === first) ? `${within}/${glob}` : glob;
-  const matcher = new Bun.Glob(full);
+  const matcher = globMatcher(full);
   return (path) => matcher.match(path);
 }
 
