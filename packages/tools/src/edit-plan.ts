@@ -35,6 +35,8 @@ export type EditProblem =
       readonly nearest?: { readonly line: number; readonly text: string };
       /** `oldString` would match with read's line-number prefixes taken off. */
       readonly numbered?: boolean;
+      /** The file has no text to match (it is empty, or holds only a BOM). */
+      readonly empty?: boolean;
     }
   | { readonly kind: 'not-unique'; readonly edit: number; readonly count: number; readonly lines: readonly number[] }
   | { readonly kind: 'clash'; readonly edit: number; readonly other: number; readonly line: number };
@@ -146,6 +148,7 @@ function lineOf(view: View, at: number): number {
 }
 
 function notFound(ft: FileText, view: View, edit: number, old: string): EditProblem {
+  if (view.v === '') return { kind: 'not-found', edit, empty: true };
   const wanted = old.split('\n');
   const stripped = wanted.map((l) => l.replace(/^\s*\d+\t/, ''));
   const numbered = wanted.every((l, i) => l === '' || l !== stripped[i]) && view.v.includes(stripped.join('\n'));

@@ -177,6 +177,7 @@ export function editProblem(p: EditProblem, path: string, number: (index: number
     case 'unchanged':
       return `${who(p.edit)} and its newString are the same text, so nothing would change; give the text as it should become.`;
     case 'not-found': {
+      if (p.empty) return `${who(p.edit)} was not found in ${path}, which is empty; use write to give it content.`;
       if (p.numbered) {
         return `${who(p.edit)} was not found in ${path}, but would be without read's line numbers: leave out each line's number and the tab after it.`;
       }
