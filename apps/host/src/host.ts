@@ -105,6 +105,7 @@ export async function openHost(
     close() {
       watchers?.stop();
       store?.close();
+      lock.close();
     },
   };
 }

@@ -146,3 +146,30 @@ describe('the disk port', () => {
     expect((await gone.locateRoot()).kind).toBe('unavailable');
   });
 });
+
+describe('walk rules', () => {
+  const rules = walkRules(['build/', '*.log', '!keep.log'], '.ws/store.sqlite');
+  const cases: [string, boolean, string | undefined][] = [
+    ['x.swp', false, 'editor swap or backup file'],
+    ['dir/notes.txt~', false, 'editor swap or backup file'],
+    ['.#lock', false, 'editor swap or backup file'],
+    ['#autosave#', false, 'editor swap or backup file'],
+    ['4913', false, 'editor swap or backup file'],
+    ['#', false, undefined],
+    ['a.txt', false, undefined],
+    ['.git', true, 'version control or dependency directory'],
+    ['pkg/node_modules', true, 'version control or dependency directory'],
+    ['node_modules', false, undefined],
+    ['build', true, 'ignored by the mount\u2019s rules'],
+    ['x.log', false, 'ignored by the mount\u2019s rules'],
+    ['keep.log', false, undefined],
+    ['.ws', true, 'the ws store'],
+    ['.ws/store.sqlite-wal', false, 'the ws store'],
+    ['a/.ws-tmp-x-1-abc', false, 'ws temporary file'],
+  ];
+  for (const [path, isDir, reason] of cases) {
+    test(`${isDir ? 'directory' : 'file'} ${path} is ${reason ?? 'looked at'}`, () => {
+      expect(rules.passOver(path, isDir)).toBe(reason);
+    });
+  }
+});

@@ -35,6 +35,8 @@ export type EditProblem =
       readonly nearest?: { readonly line: number; readonly text: string };
       /** `oldString` would match with read's line-number prefixes taken off. */
       readonly numbered?: boolean;
+      /** The file has no text to match (it is empty, or holds only a BOM). */
+      readonly empty?: boolean;
     }
   | { readonly kind: 'not-unique'; readonly edit: number; readonly count: number; readonly lines: readonly number[] }
   | { readonly kind: 'clash'; readonly edit: number; readonly other: number; readonly line: number };
@@ -146,6 +148,7 @@ function lineOf(view: View, at: number): number {
 }
 
 function notFound(ft: FileText, view: View, edit: number, old: string): EditProblem {
+  if (view.v === '') return { kind: 'not-found', edit, empty: true };
   const wanted = old.split('\n');
   const stripped = wanted.map((l) => l.replace(/^\s*\d+\t/, ''));
   const numbered = wanted.every((l, i) => l === '' || l !== stripped[i]) && view.v.includes(stripped.join('\n'));
@@ -225,26 +228,22 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
   }
 
   const { edit: order, start: startOf } = inTextOrder(found, total, view.v.length);
+  // The sweep: a span that starts before the furthest end so far overlaps that span's edit.
   const clashed = new Uint8Array(edits.length);
+  const length = Int32Array.from(olds, (o) => o.length);
   let reach = -1;
   let owner = -1;
-  let line = 0;
-  const editOf = new Int32Array(total);
-  const lineOfSpan = new Int32Array(total);
   for (let j = 0; j < total; j++) {
     const start = startOf[j];
     const e = order[j];
-    while (line + 1 < view.lineCount && view.vStarts[line + 1] <= start) line++;
-    editOf[j] = e;
-    lineOfSpan[j] = line + 1;
     if (start < reach) {
       const later = e > owner ? e : owner;
       if (clashed[later] === 0) {
         clashed[later] = 1;
-        problems.push({ kind: 'clash', edit: later, other: e > owner ? owner : e, line: line + 1 });
+        problems.push({ kind: 'clash', edit: later, other: e > owner ? owner : e, line: lineOf(view, start) });
       }
     }
-    const end = start + olds[e].length;
+    const end = start + length[e];
     if (end > reach) {
       reach = end;
       owner = e;
@@ -255,9 +254,10 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
     problems.sort((a, b) => problemEdit(a) - problemEdit(b));
     return { ok: false, problems };
   }
+  const line = new Int32Array(total);
   return {
     ok: true,
-    text: rebuild(ft, view, edits, olds, order, startOf),
+    text: rebuild(ft, view, edits, olds, order, startOf, line),
     edits: edits.map((e, i) => {
       const written = withLineEnds(e.newString, '\n');
       return {
@@ -267,7 +267,7 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
         endsWithNewline: written.endsWith('\n'),
       };
     }),
-    replacements: { count: total, edit: editOf, line: lineOfSpan },
+    replacements: { count: total, edit: order, line },
   };
 }
 
@@ -339,7 +339,7 @@ function writtenText(newString: string, eol: string, tail: Tail): string {
   return tail === Tail.TookCr ? `${own}\r` : own;
 }
 
-/** The stored text with every (sorted, non-overlapping) span replaced. */
+/** The stored text with every (sorted, non-overlapping) span replaced; each span's 1-based line goes to `line`. */
 function rebuild(
   ft: FileText,
   view: View,
@@ -347,6 +347,7 @@ function rebuild(
   olds: readonly string[],
   order: Int32Array,
   startOf: Int32Array,
+  line: Int32Array,
 ): string {
   const text = ft.text;
   const prevailing = ft.crlf > ft.lf ? '\r\n' : '\n';
@@ -375,12 +376,13 @@ function rebuild(
     const start = startOf[j];
     const e = order[j];
     const end = start + olds[e].length;
+    while (a + 1 < view.vStarts.length && view.vStarts[a + 1] <= start) a++;
+    line[j] = (a < view.lineCount ? a : view.lineCount - 1) + 1;
     if (view.identity) {
       pieces.push(text.slice(cursor, start), written(e, '\n', Tail.Plain));
       cursor = end;
       continue;
     }
-    while (a + 1 < view.vStarts.length && view.vStarts[a + 1] <= start) a++;
     while (b + 1 < view.vStarts.length && view.vStarts[b + 1] <= end) b++;
     const tStart = view.tStarts[a] + (start - view.vStarts[a]);
     const tEnd = view.tStarts[b] + (end - view.vStarts[b]);

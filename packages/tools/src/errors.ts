@@ -140,16 +140,6 @@ export function globNone(pattern: string): string {
   return `No file matches ${pattern}. Patterns are mount-prefixed (work/**/*.ts); check the mount name and the directory.`;
 }
 
-/** A glob pattern that Bun.Glob cannot read. */
-export function badGlob(pattern: string, why: string): string {
-  return `The glob ${JSON.stringify(pattern)} cannot be read (${why}); write it as in work/**/*.ts.`;
-}
-
-/** A regular expression that does not compile. */
-export function badPattern(pattern: string, why: string): string {
-  return `The pattern ${JSON.stringify(pattern)} is not a valid JavaScript regular expression (${why}); fix it, or escape characters such as ( [ { . * + ? with a backslash.`;
-}
-
 // ── changing files ──────────────────────────────────────────────────────────────
 
 /** A change asked of a read-only mount. */
@@ -187,6 +177,7 @@ export function editProblem(p: EditProblem, path: string, number: (index: number
     case 'unchanged':
       return `${who(p.edit)} and its newString are the same text, so nothing would change; give the text as it should become.`;
     case 'not-found': {
+      if (p.empty) return `${who(p.edit)} was not found in ${path}, which is empty; use write to give it content.`;
       if (p.numbered) {
         return `${who(p.edit)} was not found in ${path}, but would be without read's line numbers: leave out each line's number and the tab after it.`;
       }
@@ -232,4 +223,20 @@ export function commitPartly(message: string, stored: readonly string[]): string
 /** A string field holding half of a UTF-16 surrogate pair, which UTF-8 cannot store. */
 export function loneSurrogate(field: string): string {
   return `${field} holds a lone surrogate (half of a UTF-16 pair), which UTF-8 cannot store; send whole characters.`;
+}
+
+/** Why grep did not search a file larger than its mount's limit. */
+export function overSize(size: number, limit: number): string {
+  return `over the mount's size limit (${size} bytes; the limit is ${limit})`;
+}
+
+/** A grep answer cut to its budget. */
+export function grepCut(shownMatches: number, matches: number, shownSkipped: number, skipped: number, narrowBy: string): string {
+  const skippedPart = shownSkipped < skipped ? `, and ${shownSkipped} of ${skipped} skipped files` : '';
+  return `Showing the first ${shownMatches} of ${matches} matching lines${skippedPart}. ${narrowBy}`;
+}
+
+/** The marker ending a long line in a grep answer with a budget. */
+export function grepLineCut(length: number, line: number): string {
+  return `[… cut at 2000 of ${length} characters; read it with offset=${line} and limit=1]`;
 }

@@ -7,6 +7,7 @@
 import type { ToolInput } from './schemas.ts';
 import type { Mount, Workspace } from './workspace.ts';
 import { globNone, listCut, narrow, passedOver } from './errors.ts';
+import { globMatcher } from './glob-match.ts';
 import { holdList } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
 import { type ToolResult, answer, refuse } from './result.ts';
@@ -26,7 +27,7 @@ function scansFor(workspace: Workspace, pattern: string): Scan[] {
   for (let i = 1; i < parts.length - 1 && !GLOB_CHARS.test(parts[i]); i++) literal.push(parts[i]);
   const first = parts[0];
   const named = GLOB_CHARS.test(first)
-    ? workspace.mounts.filter((m) => new Bun.Glob(first).match(m.name))
+    ? workspace.mounts.filter((m) => globMatcher(first).match(m.name))
     : workspace.mounts.filter((m) => m.name === first);
   const dir = GLOB_CHARS.test(first) ? '' : literal.filter((p) => p !== '' && p !== '.').join('/');
   return named.map((mount) => ({ mount, dir }));
@@ -43,7 +44,7 @@ export async function glob(workspace: Workspace, input: ToolInput<'glob'>, budge
     if (!workspace.mounts.some((m) => m.name === first)) pattern = `${at.path}/${pattern.replace(/^\.?\/+/, '')}`;
     within = at.path;
   }
-  const matcher = new Bun.Glob(pattern);
+  const matcher = globMatcher(pattern);
   const files: string[] = [];
   const skipped: Record<string, number> = {};
   const troubles: string[] = [];

@@ -10,6 +10,7 @@ import { badBudget, internalError, unknownTool } from './errors.ts';
 import { type ToolResult, refuse } from './result.ts';
 import { editFiles } from './edit.ts';
 import { glob } from './glob.ts';
+import { grep } from './grep.ts';
 import { read } from './read.ts';
 import { ls } from './ls.ts';
 import { materialize, status, sync } from './reports.ts';
@@ -35,6 +36,10 @@ async function dispatch(workspace: Workspace, name: ToolName, input: unknown, bu
     case 'read': {
       const c = checkInput('read', input);
       return c.ok ? read(workspace, c.input, budget) : refuse(c.error);
+    }
+    case 'grep': {
+      const c = checkInput('grep', input);
+      return c.ok ? grep(workspace, c.input, budget) : refuse(c.error);
     }
     case 'glob': {
       const c = checkInput('glob', input);
@@ -72,8 +77,6 @@ async function dispatch(workspace: Workspace, name: ToolName, input: unknown, bu
       const c = checkInput('status', input);
       return c.ok ? status(workspace, c.input) : refuse(c.error);
     }
-    default:
-      return refuse(unknownTool(name, names));
   }
 }
 

@@ -35,57 +35,93 @@ export interface FileReceipt {
   readonly replacements: Replacements;
 }
 
+/** Every edit's merged line ranges in one buffer: edit e's are `flat[from[e] .. to[e])`, as from/to pairs. */
+interface Ranges {
+  readonly flat: Int32Array;
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+}
+
 /**
- * Each edit's changed lines in the new text, as merged `[from, to]` ranges (1-based,
- * inclusive). One walk in text order: a replacement's new line is its old line plus the
- * line ends every earlier replacement added or removed.
+ * Each edit's changed lines in the new text. One walk in text order: a replacement's
+ * new line is its old line plus the line ends every earlier replacement added or
+ * removed; each edit's ranges go to its own slice of one buffer (an edit has at most
+ * as many ranges as replacements).
  */
-export function changedLines(edits: readonly PlannedEdit[], replacements: Replacements): number[][] {
-  const ranges: number[][] = edits.map(() => []);
+function rangesByEdit(edits: readonly PlannedEdit[], replacements: Replacements): Ranges {
+  const n = edits.length;
+  const span = new Int32Array(n);
+  const shift = new Int32Array(n);
+  const from = new Int32Array(n);
+  const to = new Int32Array(n);
+  let size = 0;
+  for (let e = 0; e < n; e++) {
+    const planned = edits[e];
+    span[e] = Math.max(0, planned.newNewlines - (planned.endsWithNewline ? 1 : 0));
+    shift[e] = planned.newNewlines - planned.oldNewlines;
+    from[e] = size;
+    to[e] = size;
+    size += 2 * planned.replaced;
+  }
+  const flat = new Int32Array(size);
   let delta = 0;
   for (let j = 0; j < replacements.count; j++) {
     const e = replacements.edit[j];
-    const planned = edits[e];
-    const from = replacements.line[j] + delta;
-    const to = from + Math.max(0, planned.newNewlines - (planned.endsWithNewline ? 1 : 0));
-    const own = ranges[e];
-    const last = own.length - 1;
-    if (own.length > 0 && from <= own[last] + 1) {
-      if (to > own[last]) own[last] = to;
+    const first = replacements.line[j] + delta;
+    const last = first + span[e];
+    const end = to[e];
+    if (end > from[e] && first <= flat[end - 1] + 1) {
+      if (last > flat[end - 1]) flat[end - 1] = last;
     } else {
-      own.push(from, to);
+      flat[end] = first;
+      flat[end + 1] = last;
+      to[e] = end + 2;
     }
-    delta += planned.newNewlines - planned.oldNewlines;
+    delta += shift[e];
   }
-  return ranges;
+  return { flat, from, to };
+}
+
+/** Each edit's changed lines in the new text, as merged `[from, to, from, to, …]` ranges (1-based, inclusive). */
+export function changedLines(edits: readonly PlannedEdit[], replacements: Replacements): number[][] {
+  const r = rangesByEdit(edits, replacements);
+  return edits.map((_, e) => Array.from(r.flat.subarray(r.from[e], r.to[e])));
 }
 
 /** `3-5, 9` for `[3, 5, 9, 9]`, naming at most MAX_RANGES ranges and counting the rest. */
-export function rangeText(flat: readonly number[]): string {
-  const shown = Math.min(flat.length >> 1, MAX_RANGES);
+export function rangeText(flat: ArrayLike<number>, start = 0, end = flat.length): string {
+  const pairs = (end - start) >> 1;
+  const shown = Math.min(pairs, MAX_RANGES);
   let text = '';
   for (let i = 0; i < shown; i++) {
-    const from = flat[2 * i];
-    const to = flat[2 * i + 1];
+    const from = flat[start + 2 * i];
+    const to = flat[start + 2 * i + 1];
     if (i > 0) text += ', ';
     text += from === to ? from : `${from}-${to}`;
   }
-  const more = (flat.length >> 1) - shown;
-  return more > 0 ? `${text} and ${more} more` : text;
+  return pairs > shown ? `${text} and ${pairs - shown} more` : text;
+}
+
+interface Source {
+  readonly edit: number;
+  readonly path: string;
+  readonly replaced: number;
+  readonly ranges: Ranges;
+  readonly index: number;
 }
 
 /** Where each edit's entry comes from, in the call's edit order; ranges computed per file in one walk. */
-function entrySources(files: readonly FileReceipt[]): { edit: number; path: string; replaced: number; ranges: number[] }[] {
-  const sources: { edit: number; path: string; replaced: number; ranges: number[] }[] = [];
+function entrySources(files: readonly FileReceipt[]): Source[] {
+  const sources: Source[] = [];
   for (const file of files) {
-    const ranges = changedLines(file.edits, file.replacements);
-    file.numbers.forEach((edit, i) => sources.push({ edit, path: file.path, replaced: file.edits[i].replaced, ranges: ranges[i] }));
+    const ranges = rangesByEdit(file.edits, file.replacements);
+    file.numbers.forEach((edit, index) => sources.push({ edit, path: file.path, replaced: file.edits[index].replaced, ranges, index }));
   }
   return sources.sort((a, b) => a.edit - b.edit);
 }
 
-function entryOf(source: { edit: number; path: string; replaced: number; ranges: number[] }): ReceiptEntry {
-  return { edit: source.edit, path: source.path, replaced: source.replaced, lines: rangeText(source.ranges) };
+function entryOf(s: Source): ReceiptEntry {
+  return { edit: s.edit, path: s.path, replaced: s.replaced, lines: rangeText(s.ranges.flat, s.ranges.from[s.index], s.ranges.to[s.index]) };
 }
 
 /** Every entry of the receipt, in the call's edit order (no budget). */

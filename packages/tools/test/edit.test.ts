@@ -77,6 +77,13 @@ for (const backend of ['store', 'direct'] as const) {
       );
     });
 
+    test('an edit of an empty file says the file is empty', async () => {
+      const ws = workspace(backend, { 'empty.txt': '\uFEFF' });
+      expect(await refused(ws, 'edit', { path: 'work/empty.txt', oldString: 'x', newString: 'y' })).toBe(
+        'oldString was not found in work/empty.txt, which is empty; use write to give it content.',
+      );
+    });
+
     test('replaceAll changes every occurrence and the receipt names each line', async () => {
       const ws = workspace(backend, { 'a.ts': 'b\nx\nb\nb\n' });
       const data = await ok(ws, 'edit', { path: 'work/a.ts', oldString: 'b', newString: 'c', replaceAll: true });

@@ -220,8 +220,9 @@ export class MemoryMount implements Mount {
       if (!inside(file, path)) continue;
       const bytes = this.backend === 'store' ? this.store.get(file) : this.disk.get(file);
       if (!bytes) {
+        // Disk-only (binary or over-size): offered as disk has it, for grep to list as skipped.
         const d = this.disk.get(file);
-        if (d) yield { path: file, skipped: isBinary(d) ? 'binary' : 'over the size limit' };
+        if (d) yield d.length > this.maxFileSize ? { path: file, skipped: 'over the size limit' } : { path: file, bytes: d };
         continue;
       }
       if (bytes.length > this.maxFileSize) yield { path: file, skipped: 'over the size limit' };

@@ -4,11 +4,12 @@
  * every effect checks, just before it acts, that disk still holds what the decision saw.
  */
 import {
+  accessSync,
   closeSync,
+  constants,
   fstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readSync,
   renameSync,
   rmSync,
@@ -101,7 +102,7 @@ export function diskPort(options: DiskOptions): DiskPort {
       try {
         const st = bigStat(root);
         if (!st.isDirectory()) return { kind: 'unavailable', reason: `the mount root ${root} is not a directory` };
-        readdirSync(root); // readable?
+        accessSync(root, constants.R_OK | constants.X_OK); // readable and searchable, without listing it
         return { kind: 'available', identity: `${st.dev}:${st.ino}` };
       } catch (err) {
         if (isMissing(err)) return { kind: 'unavailable', reason: `the mount root ${root} is missing` };

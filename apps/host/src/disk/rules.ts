@@ -17,14 +17,32 @@ export type PassedOverReason =
   | 'symbolic link leading outside the mount'
   | 'not a regular file or directory';
 
-/** Editors' swap, backup and lock files: vim, emacs, and their kin. */
+/** Editors' swap, backup and lock files: vim, emacs, and their kin (documentation; see `isEditorFile`). */
 export const EDITOR_PATTERNS: readonly string[] = ['*.swp', '*.swo', '*.swx', '*~', '.#*', '#*#', '4913'];
 
-/** Always passed over by a walk, whatever the mount says. */
+/** Always passed over by a walk, whatever the mount says (documentation; see `isBuiltIn`). */
 export const BUILT_IN_PATTERNS: readonly string[] = ['.git/', 'node_modules/'];
 
 /** The directory ws keeps its store in by default; a walk never lists it. */
 export const WS_DIRECTORY = '.ws';
+
+/** A name matching {@link EDITOR_PATTERNS}, checked by hand: a walk asks this of every file. */
+function isEditorFile(name: string): boolean {
+  return (
+    name.endsWith('.swp') ||
+    name.endsWith('.swo') ||
+    name.endsWith('.swx') ||
+    name.endsWith('~') ||
+    name.startsWith('.#') ||
+    (name.length > 1 && name.startsWith('#') && name.endsWith('#')) ||
+    name === '4913'
+  );
+}
+
+/** A directory matching {@link BUILT_IN_PATTERNS}. */
+function isBuiltIn(name: string): boolean {
+  return name === '.git' || name === 'node_modules';
+}
 
 /** Decides, for a mount-relative path, whether a walk looks at it. */
 export interface WalkRules {
@@ -38,9 +56,7 @@ export interface WalkRules {
  * the store lives inside the mount (`storeRel`, mount-relative, or undefined).
  */
 export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined): WalkRules {
-  const own: Ignore = ignore().add([...mountIgnore]);
-  const builtIn: Ignore = ignore().add([...BUILT_IN_PATTERNS]);
-  const editor: Ignore = ignore().add([...EDITOR_PATTERNS]);
+  const own: Ignore | undefined = mountIgnore.length > 0 ? ignore().add([...mountIgnore]) : undefined;
   const storeFiles =
     storeRel === undefined ? [] : ['', '-wal', '-shm', '-journal', '.lock'].map((suffix) => `${storeRel}${suffix}`);
   return {
@@ -48,10 +64,9 @@ export function walkRules(mountIgnore: readonly string[], storeRel: string | und
       const name = rel.slice(rel.lastIndexOf('/') + 1);
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
       if (storeFiles.includes(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
-      const probe = isDir ? `${rel}/` : rel;
-      if (builtIn.ignores(probe)) return 'version control or dependency directory';
-      if (own.ignores(probe)) return 'ignored by the mount\u2019s rules';
-      if (!isDir && editor.ignores(probe)) return 'editor swap or backup file';
+      if (isDir && isBuiltIn(name)) return 'version control or dependency directory';
+      if (own?.ignores(isDir ? `${rel}/` : rel)) return 'ignored by the mount\u2019s rules';
+      if (!isDir && isEditorFile(name)) return 'editor swap or backup file';
       return undefined;
     },
   };

@@ -155,36 +155,34 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
   }
 
   async function readLocked(path: string): Promise<ReadOutcome> {
-    const branch = store.selectedBranch();
-    // A held file is read as a file whatever disk now has there (a directory where it was is `unverified`).
-    if (store.read(branch, config.name, path).tree === null && isDirectory(path, branch)) return { kind: 'directory' };
     if (!checksDisk) {
+      const branch = store.selectedBranch();
       const bytes = workspaceBytes(branch, path);
-      return bytes === null ? { kind: 'missing' } : { kind: 'file', bytes, notes: [] };
+      if (bytes !== null) return { kind: 'file', bytes, notes: [] };
+      return isDirectory(path, branch) ? { kind: 'directory' } : { kind: 'missing' };
     }
     const result = await pass({ kind: 'paths', paths: [path] });
+    const report = result.kind === 'done' ? result.paths.find((p) => p.path === path) : undefined;
     const shownBranch = result.kind === 'done' ? result.branch : store.selectedBranch();
-    const holds = store.read(shownBranch, config.name, path).tree !== null;
-    const finding = readFinding(result, path, holds);
-    switch (finding.kind) {
-      case 'page': {
-        const bytes = workspaceBytes(shownBranch, path);
-        if (bytes === null) return { kind: 'missing' };
-        return { kind: 'file', bytes, notes: finding.notes };
-      }
-      case 'answer': {
-        const r = result.kind === 'done' ? result.paths.find((p) => p.path === path) : undefined;
-        const dropped = r?.taken?.kind === 'not-stored' && r.taken.dropped;
-        // A binary file the workspace never held reads as any binary file does; one that
-        // disk just made binary says the workspace's copy was dropped.
-        if (finding.reason === 'not-stored' && finding.why === 'binary' && !dropped) {
-          return { kind: 'binary', size: r?.disk.kind === 'opaque' ? r.disk.size : 0 };
-        }
-        return { kind: 'answer', message: finding.message };
-      }
-      case 'missing':
-        return { kind: 'missing' };
+    const held = report ? report.workspace : store.read(shownBranch, config.name, path).tree;
+    const finding = readFinding(result, path, held !== null);
+    if (finding.kind === 'page' && held !== null) {
+      const bytes = store.getBlob(held.hash);
+      if (bytes !== null) return { kind: 'file', bytes, notes: finding.notes };
     }
+    // Not a page: a directory the workspace holds no file at reads as a directory
+    // (its named check found a directory where a file would be).
+    if (held === null && isDirectory(path, shownBranch)) return { kind: 'directory' };
+    if (finding.kind === 'answer') {
+      const dropped = report?.taken?.kind === 'not-stored' && report.taken.dropped;
+      // A binary file the workspace never held reads as any binary file does; one that
+      // disk just made binary says the workspace's copy was dropped.
+      if (finding.reason === 'not-stored' && finding.why === 'binary' && !dropped) {
+        return { kind: 'binary', size: report?.disk.kind === 'opaque' ? report.disk.size : 0 };
+      }
+      return { kind: 'answer', message: finding.message };
+    }
+    return { kind: 'missing' };
   }
 
   async function listLocked(path: string, recursive: boolean): Promise<ListOutcome> {

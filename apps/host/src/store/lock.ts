@@ -3,9 +3,13 @@
  * so two processes deciding on the same paths at once could each act on stale records.
  * The one rule: every operation that reads and then writes the store (a pass, a push, a
  * draft) holds this lock from its first read to its last barrier — briefly, so `ws call`
- * beside a running `ws mcp` waits milliseconds, not forever.
+ * beside a running `ws mcp` waits milliseconds, not forever. The file is kept
+ * for a moment after an operation so a burst of them pays for it once.
  */
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+
+/** How long the lock file is kept after the last operation, for the next one. */
+export const IDLE_RELEASE_MS = 25;
 
 /** A lock that could not be taken in time; its message is the sentence to show. */
 export class LockTimeout extends Error {
@@ -26,6 +30,9 @@ export class StoreLock {
   private readonly file: string;
   private tail: Promise<void> = Promise.resolve();
   private held = false;
+  /** Operations waiting or running in this process. */
+  private active = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(storePath: string) {
     this.file = `${storePath}.lock`;
@@ -33,6 +40,8 @@ export class StoreLock {
 
   /** Runs `fn` holding the lock; operations in this process run one after another. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
+    this.active++;
+    this.cancelIdleRelease();
     const previous = this.tail;
     let release!: () => void;
     this.tail = new Promise<void>((r) => {
@@ -40,15 +49,33 @@ export class StoreLock {
     });
     await previous;
     try {
-      await this.acquire();
-      try {
-        return await fn();
-      } finally {
-        this.releaseFile();
-      }
+      if (!this.held) await this.acquire();
+      return await fn();
     } finally {
+      this.active--;
+      // Keep the lock file a moment: a burst of operations (a read after a read) pays for it once.
+      if (this.active === 0) this.releaseWhenIdle();
       release();
     }
+  }
+
+  /** Releases the lock file now (the host is closing). */
+  close(): void {
+    this.cancelIdleRelease();
+    this.releaseFile();
+  }
+
+  private cancelIdleRelease(): void {
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  private releaseWhenIdle(): void {
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.active === 0) this.releaseFile();
+    }, IDLE_RELEASE_MS);
+    this.idleTimer.unref?.();
   }
 
   private async acquire(timeoutMs = 30_000): Promise<void> {

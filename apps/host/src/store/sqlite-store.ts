@@ -81,8 +81,27 @@ function existingVersion(path: string): number {
   }
 }
 
-function parse<T>(row: { record: string } | null): T | null {
-  return row === null ? null : (JSON.parse(row.record) as T);
+/** One path's four records as a row: the tree entry as a JSON array, the rest as JSON text. */
+interface RecordsRow {
+  readonly tree: string | null;
+  readonly mark: string | null;
+  readonly evidence: string | null;
+  readonly pending: string | null;
+}
+
+function storedPath(path: string, row: RecordsRow): StoredPath {
+  let tree: TreeEntry | null = null;
+  if (row.tree !== null) {
+    const [hash, size, mode] = JSON.parse(row.tree) as [string, number, number | null];
+    tree = { hash, size, mode };
+  }
+  return {
+    path,
+    tree,
+    mark: row.mark === null ? null : (JSON.parse(row.mark) as BranchMark),
+    evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as Evidence),
+    pending: row.pending === null ? null : (JSON.parse(row.pending) as PendingEffect),
+  };
 }
 
 /** The SQLite store. Construct with {@link openStore}. */
@@ -98,15 +117,27 @@ export class SqliteStore implements StorePort {
     this.q = {
       selected: prepare("SELECT value FROM meta WHERE key = 'selected_branch'"),
       setSelected: prepare("INSERT INTO meta (key, value) VALUES ('selected_branch', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
-      tree: prepare('SELECT hash, size, mode FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
-      mark: prepare('SELECT record FROM marks WHERE branch = ? AND mount = ? AND path = ?'),
-      evidence: prepare('SELECT record FROM evidence WHERE mount = ? AND path = ?'),
-      pending: prepare('SELECT record FROM pending WHERE mount = ? AND path = ?'),
-      scanPaths: prepare(`
-        SELECT path FROM tree WHERE branch = ?1 AND mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
-        UNION SELECT path FROM marks WHERE branch = ?1 AND mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
-        UNION SELECT path FROM evidence WHERE mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
-        UNION SELECT path FROM pending WHERE mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))`),
+      // All four records of a path in one statement: a read's disk check runs this a few times.
+      records: prepare(`SELECT
+        (SELECT json_array(hash, size, mode) FROM tree WHERE branch = ?1 AND mount = ?2 AND path = ?3) AS tree,
+        (SELECT record FROM marks WHERE branch = ?1 AND mount = ?2 AND path = ?3) AS mark,
+        (SELECT record FROM evidence WHERE mount = ?2 AND path = ?3) AS evidence,
+        (SELECT record FROM pending WHERE mount = ?2 AND path = ?3) AS pending`),
+      // Every recorded path beneath a directory with its four records, in one statement.
+      scan: prepare(`
+        WITH paths(path) AS (
+          SELECT path FROM tree WHERE branch = ?1 AND mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
+          UNION SELECT path FROM marks WHERE branch = ?1 AND mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
+          UNION SELECT path FROM evidence WHERE mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
+          UNION SELECT path FROM pending WHERE mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0')))
+        SELECT paths.path AS path,
+          CASE WHEN t.hash IS NULL THEN NULL ELSE json_array(t.hash, t.size, t.mode) END AS tree,
+          m.record AS mark, e.record AS evidence, pe.record AS pending
+        FROM paths
+        LEFT JOIN tree t ON t.branch = ?1 AND t.mount = ?2 AND t.path = paths.path
+        LEFT JOIN marks m ON m.branch = ?1 AND m.mount = ?2 AND m.path = paths.path
+        LEFT JOIN evidence e ON e.mount = ?2 AND e.path = paths.path
+        LEFT JOIN pending pe ON pe.mount = ?2 AND pe.path = paths.path`),
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
       getBlob: prepare('SELECT bytes FROM blobs WHERE hash = ?'),
       putBlob: prepare('INSERT OR IGNORE INTO blobs (hash, size, bytes) VALUES (?, ?, ?)'),
@@ -145,19 +176,13 @@ export class SqliteStore implements StorePort {
   }
 
   read(branch: string, mount: string, path: string): StoredPath {
-    const tree = this.q.tree.get(branch, mount, path) as { hash: string; size: number; mode: number | null } | null;
-    return {
-      path,
-      tree: tree === null ? null : { hash: tree.hash, size: tree.size, mode: tree.mode },
-      mark: parse<BranchMark>(this.q.mark.get(branch, mount, path) as { record: string } | null),
-      evidence: parse<Evidence>(this.q.evidence.get(mount, path) as { record: string } | null),
-      pending: parse<PendingEffect>(this.q.pending.get(mount, path) as { record: string } | null),
-    };
+    return storedPath(path, this.q.records.get(branch, mount, path) as RecordsRow);
   }
 
   *scan(branch: string, mount: string, dir: string): Iterable<StoredPath> {
-    const paths = (this.q.scanPaths.all(branch, mount, dir) as { path: string }[]).map((r) => r.path);
-    for (const path of paths) yield this.read(branch, mount, path);
+    for (const row of this.q.scan.all(branch, mount, dir) as (RecordsRow & { path: string })[]) {
+      yield storedPath(row.path, row);
+    }
   }
 
   *pendingPaths(mount: string): Iterable<string> {
@@ -170,7 +195,9 @@ export class SqliteStore implements StorePort {
   }
 
   putBlob(hash: Hash, bytes: Uint8Array): void {
-    // Outside a transaction this commits on its own: a blob is harmless to keep early.
+    // Blobs join the open transaction (one commit per barrier, not one fsync per blob);
+    // the store lock keeps other processes from waiting on it while a pass reads disk.
+    this.write();
     this.q.putBlob.run(hash, bytes.length, bytes);
   }
 
