@@ -161,10 +161,8 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
         const failed = planned[done.length];
         return refuse(words.writeFailed(failed.path, describeFsError(err)));
       }
-      const report: Report = {
-        written: planned.filter((p) => p.bytes !== null).map((p) => p.path),
-        deleted: planned.filter((p) => p.bytes === null).map((p) => p.path),
-      };
+      // The receipt says what changed; a direct commit has nothing to add.
+      const report: Report = {};
       return { ok: true as const, report };
     },
 

@@ -173,6 +173,9 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     // Not a page: a directory the workspace holds no file at reads as a directory
     // (its named check found a directory where a file would be).
     if (held === null && isDirectory(path, shownBranch)) return { kind: 'directory' };
+    // The workspace's own deletion reads as the file being gone, as it would on a direct
+    // mount after a delete (status lists it as a pending deletion).
+    if (finding.kind === 'answer' && finding.reason === 'workspace-deleted') return { kind: 'missing' };
     if (finding.kind === 'answer') {
       const dropped = report?.taken?.kind === 'not-stored' && report.taken.dropped;
       // A binary file the workspace never held reads as any binary file does; one that
@@ -319,18 +322,25 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
             if (!same) return refuse(words.changedSincePlanned(ch.path));
           }
           if (ch.bytes === null && held === null) {
-            const rec = store.read(branch, config.name, ch.path);
-            const onDisk = (await disk.stat(ch.path)).kind === 'file';
-            if (rec.evidence === null && !onDisk) return refuse(words.missing(ch.path));
+            let rec = store.read(branch, config.name, ch.path);
+            if (rec.mark?.tombstone) return refuse(words.missing(ch.path)); // already deleted here
+            if (rec.evidence === null && rec.mark === null && checksDisk) {
+              // A file the store has never seen: take it in first, so the deletion names
+              // what it removes. (A known path is not passed over: that could take in a
+              // disk change the deletion's push would then remove unseen.)
+              await pass({ kind: 'paths', paths: [ch.path] });
+              rec = store.read(branch, config.name, ch.path);
+            }
+            if (rec.evidence === null && rec.tree === null) return refuse(words.missing(ch.path));
           }
         }
-        const recorded = reconciler.recordDrafts(changes.map((c) => ({ path: c.path, bytes: c.bytes })));
-        const report: Record<string, unknown> = { branch: recorded.branch, written: recorded.written, deleted: recorded.deleted };
+        reconciler.recordDrafts(changes.map((c) => ({ path: c.path, bytes: c.bytes })));
+        // A plain commit answers as a direct mount's does (the receipt says what changed);
+        // only a push made at once has more to say.
+        const report: Record<string, unknown> = {};
         if (config.autoMaterialize) {
           const pushed = await reconciler.push({ scope: { kind: 'paths', paths: changes.map((c) => c.path) } });
           report.materialized = pushed.kind === 'done' ? pushSummary(pushed) : { gaveUp: pushed.reason };
-        } else {
-          report.drafts = words.draftsNote();
         }
         return { ok: true as const, report };
       });

@@ -26,8 +26,6 @@ export function mountWords(mount: string) {
       `Writing ${at(path)} failed (${why}); nothing in this call was stored.`,
     contentTooLarge: (path: string, size: number, max: number) =>
       `The new content of ${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes; nothing was stored.`,
-    draftsNote: () =>
-      `Stored as drafts in mount "${mount}"'s workspace; materialize writes them to disk.`,
     gaveUp: (reason: string) => `Disk could not be checked: ${reason}. Nothing was decided; try again.`,
     directNothingToSync: () => `Mount "${mount}" is direct: it reads disk as it is, so there is nothing to sync.`,
     directNothingToMaterialize: () =>

@@ -1,0 +1,17 @@
+/**
+ * @ws/tools' contract suite against the host's real mounts: a store-backed mount (bun:sqlite
+ * store, real disk) and a direct mount over the same files answer every tool identically.
+ */
+import { join } from 'node:path';
+import { contractSuite } from '../../../packages/tools/test/contract.ts';
+import { openHost } from '../src/host.ts';
+import { tempDir } from './fixtures.ts';
+import { testConfig, writeFiles } from './host-fixtures.ts';
+
+contractSuite('host mounts (bun:sqlite store, real disk)', async (backend, files) => {
+  const root = tempDir('ws-contract-');
+  writeFiles(root, files);
+  const config = testConfig(root, [{ name: 'work', path: '.', backend }], join(tempDir('ws-contract-store-'), 'store.sqlite'));
+  const host = await openHost(config, { watch: false });
+  return { workspace: host.workspace, dispose: () => host.close() };
+});
