@@ -1,0 +1,248 @@
+/**
+ * `ws mcp` and `ws serve` end to end, with the SDK's own client: what an agent does
+ * first (list the tools, read a CRLF file with a BOM, grep it, edit lines copied from
+ * the read, materialize) leaves exactly the bytes a person expects on disk.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CLI,
+  connectHttp,
+  connectStdio,
+  makeWorkspace,
+  mcpCall,
+  type Serving,
+  type StdioSession,
+  startServe,
+  within,
+  type Workspace,
+  wsCall,
+} from './ws-process.ts';
+
+// Each test starts real `ws` processes; on a busy machine that takes seconds, not milliseconds.
+setDefaultTimeout(60_000);
+
+const BOM = '\uFEFF';
+const WIN = `${BOM}one\r\ntwo\r\nthree\r\n`;
+const TOOLS = ['read', 'grep', 'glob', 'ls', 'write', 'edit', 'edit_many', 'delete', 'sync', 'materialize', 'status'];
+
+/** A store-backed and a direct mount, each holding the same CRLF file with a BOM. */
+function twoMounts(): Workspace {
+  return makeWorkspace([
+    { name: 'work', backend: 'store', files: { 'win.txt': WIN } },
+    { name: 'plain', backend: 'direct', files: { 'win.txt': WIN } },
+  ]);
+}
+
+/** The text of a page's lines without their numbers, as an agent copies it into an edit. */
+function copied(content: string, from: number, to: number): string {
+  return content
+    .split('\n')
+    .slice(from - 1, to)
+    .map((l) => l.slice(l.indexOf('\t') + 1))
+    .join('\n');
+}
+
+/** Everything the issue asks of a client, on both mounts; returns nothing, expects along the way. */
+async function agentRoundTrip(client: Client, ws: Workspace): Promise<void> {
+  const listed = await client.listTools();
+  expect(listed.tools.map((t) => t.name)).toEqual(TOOLS);
+  for (const t of listed.tools) expect(t.inputSchema.type).toBe('object');
+
+  const pages: Record<string, string> = {};
+  for (const mount of ['work', 'plain']) {
+    const read = await mcpCall(client, 'read', { path: `${mount}/win.txt` });
+    expect(read.isError).toBe(false);
+    expect(read.data.content).toBe('1\tone\n2\ttwo\n3\tthree');
+    expect(read.data.content).not.toContain('\r');
+    expect(read.data.note).toContain('CRLF line ends; lines are shown without their CR');
+    expect(read.data.note).toContain('BOM');
+    pages[mount] = read.data.content;
+  }
+
+  const found = await mcpCall(client, 'grep', { pattern: 'two$' });
+  expect(found.isError).toBe(false);
+  const files = found.data.results as { path: string; lineEndings?: string; matches: { line: number; text: string }[] }[];
+  expect(files.map((f) => [f.path, f.lineEndings, f.matches.map((m) => [m.line, m.text])])).toEqual([
+    ['work/win.txt', 'CRLF', [[2, 'two']]],
+    ['plain/win.txt', 'CRLF', [[2, 'two']]],
+  ]);
+
+  for (const mount of ['work', 'plain']) {
+    const edit = await mcpCall(client, 'edit', { path: `${mount}/win.txt`, oldString: copied(pages[mount], 1, 2), newString: 'uno\ndos' });
+    expect(edit.isError).toBe(false);
+  }
+
+  // The store-backed mount holds a draft until materialized; the direct one wrote disk at once.
+  const expected = Buffer.from(`${BOM}uno\r\ndos\r\nthree\r\n`);
+  expect(readFileSync(ws.disk('plain/win.txt'))).toEqual(expected);
+  expect(readFileSync(ws.disk('work/win.txt'))).toEqual(Buffer.from(WIN));
+  const pushed = await mcpCall(client, 'materialize', { mount: 'work' });
+  expect(pushed.isError).toBe(false);
+  expect(readFileSync(ws.disk('work/win.txt'))).toEqual(expected);
+}
+
+describe('ws mcp on stdio', () => {
+  let ws: Workspace;
+  let session: StdioSession;
+  beforeAll(async () => {
+    ws = twoMounts();
+    session = await connectStdio(ws.config, ws.dir);
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  test('an agent reads a CRLF file with a BOM, greps it, edits lines copied from the read and materializes the exact bytes', async () => {
+    await agentRoundTrip(session.client, ws);
+  });
+
+  test('a tool error comes back as an isError result holding the sentence', async () => {
+    const missing = await mcpCall(session.client, 'read', { path: 'work/nope.txt' });
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toContain('work/nope.txt');
+    const bad = await mcpCall(session.client, 'read', { path: 'work/win.txt', offset: 0 });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain('offset');
+  });
+
+  test('calls carry resultMaxChars from the config: a long file reads in pages that fit 24,000 characters', async () => {
+    const long = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${'x'.repeat(20)}`).join('\n');
+    expect((await mcpCall(session.client, 'write', { path: 'plain/long.txt', content: long })).isError).toBe(false);
+    const page = await mcpCall(session.client, 'read', { path: 'plain/long.txt' });
+    expect(page.text.length).toBeLessThanOrEqual(24_000);
+    expect(page.data.toLine).toBeLessThan(3000);
+    expect(page.data.note).toContain(`offset=${page.data.toLine + 1}`);
+  });
+
+  test('the server logs on stderr', () => {
+    expect(session.stderr()).toContain('ws: MCP on stdio; mounts: work = ');
+  });
+});
+
+describe('ws mcp keeps stdout for the protocol', () => {
+  test('every line on stdout is a JSON-RPC message, logs go to stderr, and closing stdin stops it after answering', async () => {
+    const ws = twoMounts();
+    const proc = Bun.spawn(['bun', CLI, '--config', ws.config, 'mcp'], { cwd: ws.dir, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+    const send = (msg: unknown) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
+    let stdout = '';
+    const decoder = new TextDecoder();
+    const reading = (async () => {
+      for await (const chunk of proc.stdout) stdout += decoder.decode(chunk, { stream: true });
+    })();
+    const stderr = new Response(proc.stderr).text();
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read', arguments: { path: 'work/win.txt' } } });
+    await within(60_000, async () => (stdout.includes('"id":3') ? true : undefined));
+
+    // Another process holds the store (as a `ws call` beside the server would), so the
+    // write waits; stdin closes meanwhile. The write must still finish and answer.
+    const lock = ws.disk('.ws/store.sqlite.lock');
+    const taken = await within(60_000, async () => {
+      try {
+        writeFileSync(lock, String(process.pid), { flag: 'wx' });
+        return true;
+      } catch {
+        return undefined; // the server still holds it after the read
+      }
+    });
+    expect(taken).toBe(true);
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'write', arguments: { path: 'work/late.txt', content: 'written as stdin closed\n' } } });
+    await proc.stdin.end();
+    await Promise.race([proc.exited, Bun.sleep(300)]);
+    rmSync(lock);
+    const code = await proc.exited;
+    await reading;
+
+    expect(code).toBe(0);
+    const messages = stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { jsonrpc: string; id: number; result?: { content?: { text: string }[] } });
+    expect(messages.every((m) => m.jsonrpc === '2.0')).toBe(true);
+    expect(messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
+    expect(JSON.parse(messages[2].result!.content![0].text).content).toBe('1\tone\n2\ttwo\n3\tthree');
+    expect(messages[3].result!.content![0].text).toContain('late.txt');
+    expect(await stderr).toContain('ws: MCP on stdio');
+    expect(await stderr).toContain('ws: stopped (stdin closed)');
+    const after = await wsCall(ws.dir, 'read', { path: 'work/late.txt' }, ['--config', ws.config]);
+    expect(after.result).toMatchObject({ success: true, data: { content: '1\twritten as stdin closed' } });
+  });
+});
+
+describe('ws serve over Streamable HTTP', () => {
+  let ws: Workspace;
+  let serving: Serving;
+  beforeAll(async () => {
+    ws = twoMounts();
+    serving = await startServe(ws.config, ws.dir);
+  });
+  afterAll(async () => {
+    await serving?.stop();
+  });
+
+  test('prints its URL and the lines that connect a client over HTTP or stdio', () => {
+    const out = serving.stdout();
+    expect(out).toContain(`ws: MCP (Streamable HTTP) at ${serving.url}`);
+    expect(out).toContain(JSON.stringify({ mcpServers: { ws: { type: 'http', url: serving.url } } }));
+    expect(out).toContain(JSON.stringify({ mcpServers: { ws: { command: 'bun', args: [CLI, '--config', ws.config, 'mcp'] } } }));
+    expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  test('a second client over HTTP does the same round trip', async () => {
+    const client = await connectHttp(serving.url);
+    try {
+      await agentRoundTrip(client, ws);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('two clients at once share one workspace', async () => {
+    const [a, b] = await Promise.all([connectHttp(serving.url), connectHttp(serving.url)]);
+    try {
+      expect((await mcpCall(a, 'write', { path: 'work/shared.txt', content: 'from a\n' })).isError).toBe(false);
+      expect((await mcpCall(b, 'read', { path: 'work/shared.txt' })).data.content).toBe('1\tfrom a');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  test('requests naming another host, or sent from a web page of another origin, are refused', async () => {
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const rebound = await fetch(serving.url, { method: 'POST', headers: { ...headers, host: 'attacker.example:80' }, body: init });
+    expect(rebound.status).toBe(403);
+    const page = await fetch(serving.url, { method: 'POST', headers: { ...headers, origin: 'http://attacker.example' }, body: init });
+    expect(page.status).toBe(403);
+    const own = await fetch(serving.url, { method: 'POST', headers, body: init });
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
+  });
+
+  test('a request without a session that is not an initialize is answered 400, and other paths 404', async () => {
+    const list = await fetch(serving.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(list.status).toBe(400);
+    expect((await fetch(serving.url.replace('/mcp', '/other'))).status).toBe(404);
+    expect((await fetch(serving.url, { headers: { 'mcp-session-id': 'no-such-session' } })).status).toBe(404);
+  });
+});
+
+describe('ws serve stops', () => {
+  test('on SIGINT it stops cleanly with exit code 0', async () => {
+    const ws = twoMounts();
+    const serving = await startServe(ws.config, ws.dir);
+    const client = await connectHttp(serving.url);
+    expect((await mcpCall(client, 'read', { path: 'plain/win.txt' })).isError).toBe(false);
+    expect(await serving.stop('SIGINT')).toBe(0);
+    expect(serving.stderr()).toContain('ws: stopping (SIGINT)');
+    expect(serving.stderr()).toContain('ws: stopped');
+  });
+});
