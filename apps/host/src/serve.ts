@@ -161,6 +161,9 @@ export async function startMcpHttp(config: HostConfig, port: number): Promise<Ht
       // Server-sent event streams stay open between messages.
       idleTimeout: 0,
       development: false,
+      // Bun shares the port among processes unless told not to: a second `ws serve` on
+      // the same port would split clients' sessions between two servers.
+      reusePort: false,
       async fetch(req) {
         try {
           return await answer(req);

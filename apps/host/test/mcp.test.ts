@@ -45,7 +45,7 @@ function copied(content: string, from: number, to: number): string {
 }
 
 /** Everything the issue asks of a client, on both mounts; returns nothing, expects along the way. */
-async function agentRoundTrip(client: Client, ws: Workspace): Promise<void> {
+async function agentRoundTrip(client: Client, w: Workspace): Promise<void> {
   const listed = await client.listTools();
   expect(listed.tools.map((t) => t.name)).toEqual(TOOLS);
   for (const t of listed.tools) expect(t.inputSchema.type).toBe('object');
@@ -76,26 +76,26 @@ async function agentRoundTrip(client: Client, ws: Workspace): Promise<void> {
 
   // The store-backed mount holds a draft until materialized; the direct one wrote disk at once.
   const expected = Buffer.from(`${BOM}uno\r\ndos\r\nthree\r\n`);
-  expect(readFileSync(ws.disk('plain/win.txt'))).toEqual(expected);
-  expect(readFileSync(ws.disk('work/win.txt'))).toEqual(Buffer.from(WIN));
+  expect(readFileSync(w.disk('plain/win.txt'))).toEqual(expected);
+  expect(readFileSync(w.disk('work/win.txt'))).toEqual(Buffer.from(WIN));
   const pushed = await mcpCall(client, 'materialize', { mount: 'work' });
   expect(pushed.isError).toBe(false);
-  expect(readFileSync(ws.disk('work/win.txt'))).toEqual(expected);
+  expect(readFileSync(w.disk('work/win.txt'))).toEqual(expected);
 }
 
 describe('ws mcp on stdio', () => {
-  let ws: Workspace;
+  let w: Workspace;
   let session: StdioSession;
   beforeAll(async () => {
-    ws = twoMounts();
-    session = await connectStdio(ws.config, ws.dir);
+    w = twoMounts();
+    session = await connectStdio(w.config, w.dir);
   });
   afterAll(async () => {
     await session?.close();
   });
 
   test('an agent reads a CRLF file with a BOM, greps it, edits lines copied from the read and materializes the exact bytes', async () => {
-    await agentRoundTrip(session.client, ws);
+    await agentRoundTrip(session.client, w);
   });
 
   test('a tool error comes back as an isError result holding the sentence', async () => {
@@ -123,8 +123,8 @@ describe('ws mcp on stdio', () => {
 
 describe('ws mcp keeps stdout for the protocol', () => {
   test('every line on stdout is a JSON-RPC message, logs go to stderr, and closing stdin stops it after answering', async () => {
-    const ws = twoMounts();
-    const proc = Bun.spawn(['bun', CLI, '--config', ws.config, 'mcp'], { cwd: ws.dir, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+    const w = twoMounts();
+    const proc = Bun.spawn(['bun', CLI, '--config', w.config, 'mcp'], { cwd: w.dir, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
     const send = (msg: unknown) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
     let stdout = '';
     const decoder = new TextDecoder();
@@ -140,7 +140,7 @@ describe('ws mcp keeps stdout for the protocol', () => {
 
     // Another process holds the store (as a `ws call` beside the server would), so the
     // write waits; stdin closes meanwhile. The write must still finish and answer.
-    const lock = ws.disk('.ws/store.sqlite.lock');
+    const lock = w.disk('.ws/store.sqlite.lock');
     const taken = await within(60_000, async () => {
       try {
         writeFileSync(lock, String(process.pid), { flag: 'wx' });
@@ -168,17 +168,17 @@ describe('ws mcp keeps stdout for the protocol', () => {
     expect(messages[3].result!.content![0].text).toContain('late.txt');
     expect(await stderr).toContain('ws: MCP on stdio');
     expect(await stderr).toContain('ws: stopped (stdin closed)');
-    const after = await wsCall(ws.dir, 'read', { path: 'work/late.txt' }, ['--config', ws.config]);
+    const after = await wsCall(w.dir, 'read', { path: 'work/late.txt' }, ['--config', w.config]);
     expect(after.result).toMatchObject({ success: true, data: { content: '1\twritten as stdin closed' } });
   });
 });
 
 describe('ws serve over Streamable HTTP', () => {
-  let ws: Workspace;
+  let w: Workspace;
   let serving: Serving;
   beforeAll(async () => {
-    ws = twoMounts();
-    serving = await startServe(ws.config, ws.dir);
+    w = twoMounts();
+    serving = await startServe(w.config, w.dir);
   });
   afterAll(async () => {
     await serving?.stop();
@@ -188,14 +188,14 @@ describe('ws serve over Streamable HTTP', () => {
     const out = serving.stdout();
     expect(out).toContain(`ws: MCP (Streamable HTTP) at ${serving.url}`);
     expect(out).toContain(JSON.stringify({ mcpServers: { ws: { type: 'http', url: serving.url } } }));
-    expect(out).toContain(JSON.stringify({ mcpServers: { ws: { command: 'bun', args: [CLI, '--config', ws.config, 'mcp'] } } }));
+    expect(out).toContain(JSON.stringify({ mcpServers: { ws: { command: 'bun', args: [CLI, '--config', w.config, 'mcp'] } } }));
     expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
   test('a second client over HTTP does the same round trip', async () => {
     const client = await connectHttp(serving.url);
     try {
-      await agentRoundTrip(client, ws);
+      await agentRoundTrip(client, w);
     } finally {
       await client.close();
     }
@@ -235,10 +235,29 @@ describe('ws serve over Streamable HTTP', () => {
   });
 });
 
+describe('ws serve refuses a port in use', () => {
+  test('a second ws serve on the same port says so in one line and exits 1', async () => {
+    const w = twoMounts();
+    const serving = await startServe(w.config, w.dir);
+    try {
+      const port = new URL(serving.url).port;
+      const second = Bun.spawn(['bun', CLI, '--config', w.config, 'serve', '--port', port], { cwd: w.dir, stdout: 'pipe', stderr: 'pipe' });
+      // Its first output ends the wait: printing a URL means it serves too (and must stop).
+      const printed = await second.stdout.getReader().read();
+      if (!printed.done) second.kill();
+      expect(printed.done).toBe(true);
+      expect(await second.exited).toBe(1);
+      expect(await new Response(second.stderr).text()).toBe(`ws: port ${port} on 127.0.0.1 is in use; choose another with --port N (0 picks a free one).\n`);
+    } finally {
+      await serving.stop();
+    }
+  });
+});
+
 describe('ws serve stops', () => {
   test('on SIGINT it stops cleanly with exit code 0', async () => {
-    const ws = twoMounts();
-    const serving = await startServe(ws.config, ws.dir);
+    const w = twoMounts();
+    const serving = await startServe(w.config, w.dir);
     const client = await connectHttp(serving.url);
     expect((await mcpCall(client, 'read', { path: 'plain/win.txt' })).isError).toBe(false);
     expect(await serving.stop('SIGINT')).toBe(0);
