@@ -64,16 +64,20 @@ async function bareBun(cwd: string): Promise<number> {
 }
 
 /**
- * Medians of several measurements taken in turn, `runs` rounds, the order rotating each
- * round, so drift in a busy machine hits every one alike. `warm` rounds come first, unkept.
+ * Medians of several measurements taken in turn, `rounds` rounds of `block` runs each,
+ * the order rotating each round, so drift in a busy machine hits every one alike. The
+ * first `warm` runs of each block are not kept: they pay for switching (the store's lock
+ * file passes between the processes and hosts being measured).
  */
-async function interleaved(runs: number, warm: number, measures: readonly (() => Promise<number>)[]): Promise<number[]> {
+async function interleaved(rounds: number, block: number, warm: number, measures: readonly (() => Promise<number>)[]): Promise<number[]> {
   const times: number[][] = measures.map(() => []);
-  for (let round = 0; round < warm + runs; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < measures.length; k++) {
       const i = (k + round) % measures.length;
-      const took = await measures[i]();
-      if (round >= warm) times[i].push(took);
+      for (let run = 0; run < warm + block; run++) {
+        const took = await measures[i]();
+        if (run >= warm) times[i].push(took);
+      }
     }
   }
   return times.map(median);
@@ -88,7 +92,7 @@ const timed = (call: () => Promise<unknown>) => async () => {
 
 const ws = makeWorkspace();
 try {
-  const [bun, bare, first] = await interleaved(SPAWNS, 1, [
+  const [bun, bare, first] = await interleaved(SPAWNS, 1, 0, [
     () => bareBun(ws.dir),
     () => spawnToList('bun', [BARE_SERVER], ws.dir),
     () => spawnToList('bun', [CLI, '--config', ws.config, 'mcp'], ws.dir),
@@ -122,7 +126,7 @@ try {
     ['read (a 200-line page)', read],
     ['grep (300 files)', grep],
   ] as const) {
-    const [local, overStdio, overHttp] = await interleaved(CALLS, 5, [timed(inProcess(call)), timed(through(stdio, call)), timed(through(http, call))]);
+    const [local, overStdio, overHttp] = await interleaved(CALLS / 10, 10, 3, [timed(inProcess(call)), timed(through(stdio, call)), timed(through(http, call))]);
     console.log(
       `mcp: ${label}: in process ${ms(local)}; over stdio ${ms(overStdio)} (${(overStdio / local).toFixed(2)}×); ` +
         `over HTTP ${ms(overHttp)} (${(overHttp / local).toFixed(2)}×) — protocol overhead as a ratio of the in-process call`,
