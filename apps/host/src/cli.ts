@@ -127,8 +127,14 @@ function callInput(tool: string, arg: string | undefined): unknown {
   }
 }
 
+/**
+ * Opens the host for one command. No watcher runs for it, so a mount that counts on one
+ * (`watch = "always"`) settles the paths the command touches itself, as `on-tool-call`
+ * does: a one-shot `ws status` never reports from a store nobody kept current.
+ */
 async function withHost<T>(config: HostConfig, run: (host: Host) => Promise<T>): Promise<T> {
-  const host = await openHost(config, { watch: false });
+  const mounts = config.mounts.map((m) => (m.watch === 'always' ? { ...m, watch: 'on-tool-call' as const } : m));
+  const host = await openHost({ ...config, mounts }, { watch: false });
   try {
     return await run(host);
   } finally {

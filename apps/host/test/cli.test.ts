@@ -158,6 +158,18 @@ describe('ws call round trips every tool', () => {
   });
 });
 
+describe('one-shot commands and watching', () => {
+  test('ws status on a watch = "always" mount looks at disk itself, since no watcher runs for it', async () => {
+    const w = makeWorkspace([{ name: 'live', backend: 'store', watch: 'always', files: { 'a.txt': 'first\n' } }]);
+    expect((await wsCall(w.dir, 'read', { path: 'live/a.txt' })).code).toBe(0);
+    expect((await wsCall(w.dir, 'write', { path: 'live/a.txt', content: 'by the agent\n' })).code).toBe(0);
+    writeFileSync(w.disk('live/a.txt'), 'by a person\n');
+    const status = await ws(w.dir, ['status']);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).data.mounts[0]).toMatchObject({ drafts: [], conflicts: [{ path: 'a.txt', kind: 'both-changed' }] });
+  });
+});
+
 describe('bad usage is one line on stderr and exit 2', () => {
   const w = makeWorkspace([{ name: 'work', backend: 'direct', files: { 'a.txt': 'a\n' } }]);
   const cases: [string, string[], string][] = [

@@ -173,6 +173,24 @@ describe('ws mcp keeps stdout for the protocol', () => {
   });
 });
 
+describe('ws mcp stops on a signal', () => {
+  test('SIGTERM stops it cleanly with exit code 0, saying so on stderr', async () => {
+    const w = twoMounts();
+    const proc = Bun.spawn(['bun', CLI, '--config', w.config, 'mcp'], { cwd: w.dir, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+    let stderr = '';
+    const decoder = new TextDecoder();
+    const reading = (async () => {
+      for await (const chunk of proc.stderr) stderr += decoder.decode(chunk, { stream: true });
+    })();
+    expect(await within(60_000, async () => (stderr.includes('ws: MCP on stdio') ? true : undefined))).toBe(true);
+    proc.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    await reading;
+    expect(stderr).toContain('ws: stopped (SIGTERM)');
+    expect(await new Response(proc.stdout).text()).toBe('');
+  });
+});
+
 describe('ws serve over Streamable HTTP', () => {
   let w: Workspace;
   let serving: Serving;
