@@ -5,7 +5,7 @@ import { linePage } from '../src/index.ts';
 import { callerNotes, generatedFile, runs } from './generated-files.ts';
 import { referenceLinePage } from './longest-page-reference.ts';
 
-const files = generatedFile({ maxLines: 12, maxPieces: 10, longWeight: 1, longMin: 5, longMax: 2600 });
+const files = generatedFile({ maxLines: 12, manyLines: false, maxPieces: 10, longWeight: 1, longMin: 5, longMax: 2600 });
 
 /** Budgets around a page's size (as a fraction of the whole page's length), and tiny ones. */
 const budgetShare = fc.oneof(
