@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { type FileText, fileText } from '@ws/text';
 import { type CharacterPage, type LinePage, characterPage, linePage } from '../src/index.ts';
+import { characterStopNote } from '../src/notes.ts';
 import { callerNotes, generatedFile, runs } from './generated-files.ts';
 import { referenceLinePage } from './longest-page-reference.ts';
 
@@ -60,6 +61,17 @@ function followCharacterPages(ft: FileText, offsetChars: number, limitChars: num
     }
     read += page.content;
     const rests = matches(CHARACTER_REST, page.note);
+    if (rests.length === 1 && resultMaxChars !== undefined && length(page) <= resultMaxChars) {
+      // It stopped for the budget: the page one character longer, with its own note, would pass it.
+      const stop = characterStopNote({ offsetChars: rests[0][0], limitChars: rests[0][1] });
+      const carried = (page.note ?? '').slice(0, -stop.length).trimEnd();
+      const more = page.nextOffsetChars + (splitsPair(text, page.nextOffsetChars + 1) ? 2 : 1);
+      const note = [carried, more === end ? '' : characterStopNote({ offsetChars: more, limitChars: end - more })].filter((n) => n !== '').join(' ');
+      const { path, totalChars, offsetChars } = page;
+      const content = text.slice(offsetChars, more);
+      const longer = note === '' ? { path, totalChars, offsetChars, nextOffsetChars: more, content } : { path, totalChars, offsetChars, nextOffsetChars: more, note, content };
+      expect(length(longer)).toBeGreaterThan(resultMaxChars);
+    }
     expect(rests.length).toBeLessThanOrEqual(1);
     if (rests.length === 1) {
       const [x, m] = rests[0];
