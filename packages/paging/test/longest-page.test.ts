@@ -66,6 +66,20 @@ describe('the longest page, against a brute-force reference', () => {
     );
   }, 180_000);
 
+  test('linePage picks the same page on texts read from strings, lone surrogates and all', () => {
+    const unit = fc.constantFrom('a', 'word ', '\ud800', '\udc00', '\ud83d\ude00', '\n', '\r\n', '"', '\t', 'é');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 80 }), fc.integer({ min: 1, max: 400 }), fc.nat(), (s, resultMaxChars, pick) => {
+        const ft = fileText(s);
+        if (ft.lines.length === 0) return;
+        const options = { path: 'work/f.txt', offset: 1 + (pick % ft.lines.length), resultMaxChars };
+        cases++;
+        expect(JSON.stringify(linePage(ft, options))).toBe(JSON.stringify(referenceLinePage(ft, options)));
+      }),
+      runs(5_000),
+    );
+  }, 60_000);
+
   test('the comparison covered at least 100,000 cases', () => {
     console.log(`longest page: ${cases} generated cases compared with the brute-force reference`);
     expect(cases).toBeGreaterThanOrEqual(100_000);
