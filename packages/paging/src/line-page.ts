@@ -39,10 +39,10 @@ export interface LinePage {
 }
 
 /** A line longer than this is cut, with a marker naming its rest, on a page with a budget. */
-export const LONG_LINE = 2000;
+const LONG_LINE = 2000;
 
 /** The default most lines of a page. */
-export const DEFAULT_LIMIT = 2000;
+const DEFAULT_LIMIT = 2000;
 
 /** A line as a budgeted page shows it: whole, or cut with a marker naming its rest. */
 interface ShownLine {
