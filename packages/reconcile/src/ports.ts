@@ -184,9 +184,12 @@ export type ContentId =
  * The evidence, P: the last state on which disk and store were known to agree. Per
  * (mount, path), not per branch: it records what *disk* held at agreement. `text`: disk
  * and store held this text. `opaque`: disk held a file that is not stored, and the store
- * held nothing (the path reads disk-only). No row: P unknown.
+ * held nothing (the path reads disk-only). `absent`: neither had the file (kept, so that
+ * another branch that has the file reads it as a draft, not as a copy of unknown
+ * provenance). No row: P unknown.
  */
 export type Evidence =
+  | { readonly kind: 'absent' }
   | {
       readonly kind: 'text';
       readonly hash: Hash;

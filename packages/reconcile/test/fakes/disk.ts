@@ -55,6 +55,10 @@ export class FakeDisk implements DiskPort {
   readonly violations: string[] = [];
   /** Called at every observation (tests switch branches here). */
   onObserve: (() => void) | null = null;
+  /** Called when a gather starts (each pass locates the root first). */
+  onLocateRoot: (() => void) | null = null;
+  /** Awaited by each effect before it acts (tests hold a push in flight with it). */
+  effectGate: Promise<void> | null = null;
   /** Called before each effect's check (tests make a person's concurrent edit here). */
   beforeEffect: ((path: string) => void) | null = null;
   /** A contract check run at every call (e.g. the store holds no unbarriered record). */
@@ -148,6 +152,7 @@ export class FakeDisk implements DiskPort {
 
   async locateRoot(): Promise<RootLocation> {
     this.tick('locateRoot');
+    this.onLocateRoot?.();
     this.onObserve?.();
     return this.rootAvailable
       ? { kind: 'available', identity: this.rootIdentity }
@@ -239,6 +244,7 @@ export class FakeDisk implements DiskPort {
   async write(path: string, bytes: Uint8Array, options: { mode: number | null; expect: Expectation }): Promise<WriteResult> {
     this.tick('write');
     this.counts.write++;
+    if (this.effectGate) await this.effectGate;
     this.beforeEffect?.(path);
     if (!this.rootAvailable) return { kind: 'failed', reason: 'the mount root is missing' };
     const refused = this.check(path, options.expect);
