@@ -169,6 +169,9 @@ function agree(input: DecideInput, d: ObservedDisk): Decision {
   }
   const s = input.tree!;
   const p = input.evidence;
+  if (input.mark === null && p?.kind === 'text' && p.hash === d.hash && p.fingerprint === d.fingerprint && p.mode === d.mode && p.size === d.size) {
+    if (s.size === d.size && (d.mode === null || s.mode === d.mode)) return stands(input, 'synced'); // the common case: nothing moved
+  }
   const modeOnly = p?.kind === 'text' && p.hash === d.hash && d.mode !== null && d.mode !== p.mode;
   return decision(
     'synced',

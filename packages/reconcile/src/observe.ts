@@ -49,7 +49,8 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
   for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
   for (const file of walk.files) {
     if (!inDirectory(file.path, dir)) continue;
-    views.set(file.path, await observeFile(ctx, file.path, file.meta, evidence.get(file.path) ?? null, blobs));
+    const p = evidence.get(file.path) ?? null;
+    views.set(file.path, vouched(file.meta, p) ?? (await observeFile(ctx, file.path, file.meta, p, blobs)));
   }
   const passedOver: Record<string, number> = {};
   const passedOverPaths = new Set<string>();
@@ -112,11 +113,8 @@ async function observeFile(
   evidence: Evidence | null,
   blobs: { put: boolean },
 ): Promise<DiskView> {
-  if (evidence !== null && evidence.kind !== 'absent' && evidence.fingerprint !== null && evidence.fingerprint === meta.fingerprint) {
-    return evidence.kind === 'text'
-      ? { kind: 'text', hash: evidence.hash, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint }
-      : { kind: 'opaque', why: evidence.why, id: evidence.id, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint };
-  }
+  const known = vouched(meta, evidence);
+  if (known !== null) return known;
   if (meta.size > ctx.maxFileSize) return tooLarge(meta);
   const reading = await ctx.disk.read(path, ctx.maxFileSize);
   if (reading.kind === 'absent') return { kind: 'absent' };
@@ -130,6 +128,16 @@ async function observeFile(
   ctx.store.putBlob(hash, reading.bytes);
   blobs.put = true;
   return { kind: 'text', hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
+}
+
+/** D without reading, where the evidence's fingerprint vouches for the bytes; else null. */
+function vouched(meta: FileMeta, evidence: Evidence | null): DiskView | null {
+  if (evidence === null || evidence.kind === 'absent' || evidence.fingerprint === null || evidence.fingerprint !== meta.fingerprint) {
+    return null;
+  }
+  return evidence.kind === 'text'
+    ? { kind: 'text', hash: evidence.hash, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint }
+    : { kind: 'opaque', why: evidence.why, id: evidence.id, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint };
 }
 
 function tooLarge(meta: FileMeta): DiskView {

@@ -96,7 +96,8 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
 
   const reports: PathReport[] = [];
   const changes: RecordChange[] = [];
-  for (const [path, disk] of views) {
+  for (const path of [...views.keys()].sort()) {
+    const disk = views.get(path)!;
     const records = stored.get(path) ?? { path, ...NOTHING, pending: null };
     let decision: Decision;
     if (ctx.inFlight.has(path)) {
@@ -121,7 +122,6 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
       : undefined;
   recordChanges(ctx, changes, { blobsPut: gathered.kind === 'observed' && gathered.blobsPut, extra: recordRoot });
 
-  reports.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const counts: Partial<Record<Standing, number>> = {};
   for (const r of reports) counts[r.state] = (counts[r.state] ?? 0) + 1;
   return {

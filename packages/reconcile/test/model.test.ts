@@ -472,3 +472,46 @@ describe('crash safety, model-based', () => {
     }, 120_000);
   }
 });
+
+describe('crash safety at every step boundary, one by one', () => {
+  const losses: [string, () => () => number][] = [
+    ['every unbarriered write lost', () => () => 0.99],
+    ['every unbarriered write kept', () => () => 0],
+    ['a random subset kept', () => rng(7)],
+  ];
+  for (const [loss, random] of losses) {
+    test(`a pass taking in disk changes, crashed at each boundary (${loss}), ends taken in, never half`, async () => {
+      let crashedAt = 0;
+      for (let n = 1; ; n++) {
+        const w = world();
+        for (const p of ['a.txt', 'src/b.txt', 'c.txt', 'd.txt']) w.disk.personWrite(p, bytes(`v0 ${p}`));
+        await w.r.pass({ scope: { kind: 'directory', path: '' } });
+        w.r.recordDrafts([{ path: 'd.txt', bytes: bytes('draft d') }]);
+        w.disk.personWrite('a.txt', bytes('v1 a'));
+        w.disk.personWrite('src/b.txt', new Uint8Array([0, 1, 2]));
+        w.disk.personDelete('c.txt');
+        w.faults.arm(n);
+        try {
+          await w.r.pass({ scope: { kind: 'directory', path: '' } });
+          w.faults.disarm();
+          break;
+        } catch (e) {
+          if (!(e instanceof Crash)) throw e;
+          crashedAt = n;
+        }
+        const rand = random();
+        w.store.crash(rand);
+        w.disk.crash(rand);
+        await w.restart().recover();
+        const after = await w.r.pass({ scope: { kind: 'directory', path: '' } });
+        if (after.kind !== 'done') throw new Error('gave up');
+        const state = Object.fromEntries(after.paths.map((r) => [r.path, r.state]));
+        expect({ n, state }).toEqual({ n, state: { 'a.txt': 'synced', 'src/b.txt': 'disk-only', 'c.txt': 'absent', 'd.txt': 'workspace-draft' } });
+        expect(w.workspace('a.txt')).toBe('v1 a');
+        expect(w.workspace('d.txt')).toBe('draft d');
+        expect([...w.store.pendingPaths(MOUNT)]).toEqual([]);
+      }
+      expect(crashedAt).toBeGreaterThan(10);
+    });
+  }
+});

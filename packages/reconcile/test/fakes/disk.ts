@@ -194,14 +194,15 @@ export class FakeDisk implements DiskPort {
     const passedOver = new Map<string, { path: string; reason: string; directory: boolean }>();
     const unreadable = new Map<string, { path: string; reason: string }>();
     let incomplete: string | null = null;
-    const paths = [...this.current.keys()].filter((p) => dir === '' || p.startsWith(`${dir}/`)).sort();
-    for (const path of paths) {
-      const v = this.current.get(path)!;
-      if (v.bytes === null) continue;
+    const prefix = dir === '' ? '' : `${dir}/`;
+    const first = dir === '' ? 1 : dir.split('/').length + 1;
+    for (const [path, v] of this.current) {
+      if (v.bytes === null || !path.startsWith(prefix)) continue;
       const parts = path.split('/');
       let skip = false;
-      for (let i = dir === '' ? 1 : dir.split('/').length + 1; i < parts.length && !skip; i++) {
-        const d = parts.slice(0, i).join('/');
+      let d = parts.slice(0, first - 1).join('/');
+      for (let i = first; i < parts.length && !skip; i++) {
+        d = d === '' ? parts[i - 1] : `${d}/${parts[i - 1]}`;
         if (this.unreadableDirs.has(d)) {
           unreadable.set(d, { path: d, reason: 'permission denied' });
           skip = true;
