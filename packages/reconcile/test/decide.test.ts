@@ -200,6 +200,32 @@ describe('decide: properties over every input', () => {
     );
   });
 
+  test('a decision is a fixpoint: deciding again on its records with the same D changes nothing', () => {
+    fc.assert(
+      fc.property(inputArb, (i) => {
+        const first = decide(i);
+        const again = decide({ ...first.next, disk: i.disk });
+        expect(again.next).toEqual(first.next);
+        expect(again.state).toBe(first.state);
+        expect(again.taken).toBeNull();
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('a path sync over an observed disk leaves S holding what D holds', () => {
+    fc.assert(
+      fc.property(inputArb, (i) => {
+        if (i.disk.kind === 'unobservable') return;
+        const d = decide({ ...i, takeDisk: true });
+        expect(hashOfTree(d.next.tree)).toBe(i.disk.kind === 'text' ? i.disk.hash : null);
+        expect(d.next.mark?.conflict ?? null).toBeNull();
+        expect(['synced', 'absent', 'disk-only']).toContain(d.state);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   test('P moves only onto what D holds, and only when S holds it too (or disk-only)', () => {
     fc.assert(
       fc.property(inputArb, (i) => {
