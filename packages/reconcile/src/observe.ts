@@ -47,11 +47,17 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
   const walk = await ctx.disk.walk(dir);
   const evidence = new Map<string, Evidence | null>();
   for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
+  const toRead: { path: string; meta: FileMeta; evidence: Evidence | null }[] = [];
   for (const file of walk.files) {
     if (!inDirectory(file.path, dir)) continue;
     const p = evidence.get(file.path) ?? null;
-    views.set(file.path, vouched(file.meta, p) ?? (await observeFile(ctx, file.path, file.meta, p, blobs)));
+    const known = vouched(file.meta, p);
+    if (known !== null) views.set(file.path, known);
+    else toRead.push({ path: file.path, meta: file.meta, evidence: p });
   }
+  await inParallel(toRead, READS_IN_FLIGHT, async (f) => {
+    views.set(f.path, await observeFile(ctx, f.path, f.meta, f.evidence, blobs));
+  });
   const passedOver: Record<string, number> = {};
   const passedOverPaths = new Set<string>();
   for (const entry of walk.passedOver) {
@@ -81,6 +87,26 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     rootIdentity: root.identity,
     blobsPut: blobs.put,
   };
+}
+
+/** How many file reads a walk's pass keeps in flight (disk latency, not CPU, bounds a first sync). */
+const READS_IN_FLIGHT = 8;
+
+/** Runs `work` over `items` with at most `limit` in flight; after a failure, starts no more. */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      try {
+        await work(items[next++]);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** `path` itself or its nearest ancestor (up to the root `''`) that `has` holds, or null. */
