@@ -136,7 +136,11 @@ export interface DiskPort {
    * file is `unobservable` with the reason.
    */
   stat(path: string): Promise<Observation>;
-  /** Reads one file whole, unless it is larger than `maxBytes` (then `bytes: null`). */
+  /**
+   * Reads one file whole, unless it is larger than `maxBytes` (then `bytes: null`). A walk's
+   * pass keeps up to 8 reads in flight at once; every other method is called one at a time
+   * per pass.
+   */
   read(path: string, maxBytes: number): Promise<Reading>;
   /**
    * Walks the directory `dir` (`''`: the root) and everything beneath it, applying the
