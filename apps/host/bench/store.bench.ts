@@ -1,7 +1,7 @@
 /**
  * The store-backed mount against real disks and a real SQLite store:
  * - the read's disk check on a held, unchanged file, at 500 and 20,000 files (flat: ratio ≤ 1.5; median ≤ 0.2 ms);
- * - the first full sync of 20,000 small files, then a second with nothing changed (≥ 5× faster);
+ * - the first full sync of 20,000 small files, then syncs with nothing changed (≥ 5× faster);
  * - peak RSS while syncing 100,000 files (< 500 MB).
  * Each scenario runs in its own process so its peak RSS is its own.
  */
@@ -67,10 +67,17 @@ async function scenario(name: string, files: number): Promise<void> {
       const first = await mount.sync(undefined);
       const firstMs = performance.now() - t1;
       const rssAfterFirst = peakRssMb();
-      const t2 = performance.now();
-      const second = await mount.sync(undefined);
-      const secondMs = performance.now() - t2;
-      if (!first.ok || !second.ok) throw new Error('sync refused');
+      // Syncs with nothing changed: the median of three (the first of them also warms up
+      // the no-change path, which the first sync never took).
+      const again: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t2 = performance.now();
+        const second = await mount.sync(undefined);
+        again.push(performance.now() - t2);
+        if (!second.ok) throw new Error('sync refused');
+      }
+      const secondMs = median(again);
+      if (!first.ok) throw new Error('sync refused');
       const counts = (first.report as { counts: Record<string, number> }).counts;
       console.log(JSON.stringify({ files, firstMs, secondMs, peakRssMb: rssAfterFirst, synced: counts.synced ?? 0 }));
     }
@@ -96,7 +103,7 @@ if (process.argv[2]) {
   console.log(`  first read of an unvouched path records one evidence row of ${small.evidenceBytes} bytes (JSON)`);
   const s20 = await inChild('sync', 20_000);
   console.log(`  first sync of 20,000 small files: ${(s20.firstMs / 1000).toFixed(2)} s, peak RSS ${s20.peakRssMb.toFixed(0)} MB (${s20.synced} synced)`);
-  console.log(`  second sync, nothing changed: ${(s20.secondMs / 1000).toFixed(2)} s; first / second = ${(s20.firstMs / s20.secondMs).toFixed(1)}x (target ≥ 5x)`);
+  console.log(`  a sync with nothing changed (median of 3): ${(s20.secondMs / 1000).toFixed(2)} s; first / that = ${(s20.firstMs / s20.secondMs).toFixed(1)}x (target ≥ 5x)`);
   const s100 = await inChild('sync', 100_000);
   console.log(`  sync of 100,000 files: ${(s100.firstMs / 1000).toFixed(1)} s, peak RSS ${s100.peakRssMb.toFixed(0)} MB (target < 500 MB)`);
 }

@@ -9,6 +9,7 @@ const [configFile] = process.argv.slice(2);
 const config = await loadConfig(process.cwd(), configFile);
 const host = await openHost(config, { watch: false });
 process.stdout.write('open\n');
+const started = performance.now();
 const result = await host.workspace.mounts[0].materialize({ force: false });
-process.stdout.write(`${result.ok ? 'done' : 'refused'}\n`);
+process.stdout.write(`${result.ok ? 'done' : 'refused'} ${Math.round(performance.now() - started)}\n`);
 host.close();

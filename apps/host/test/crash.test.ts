@@ -44,6 +44,8 @@ test(`a materialize killed at random moments loses no draft and no disk change (
     host.close();
   }
 
+  // How long a push of a trial's drafts takes here, to aim the kills inside it.
+  let lastPushMs = 50;
   let killedMidway = 0;
   for (let trial = 0; trial < TRIALS; trial++) {
     const context = `trial ${trial} (seed ${seed})`;
@@ -77,12 +79,24 @@ test(`a materialize killed at random moments loses no draft and no disk change (
     }
 
     // Materialize in a child, killed at a random moment.
+    // The kill lands a random moment after the child says it has opened the store, while
+    // it materializes (or, now and then, before it opens or after it is done).
     const child = Bun.spawn(['bun', join(import.meta.dir, 'crash-child.ts'), configFile], { stdout: 'pipe', stderr: 'pipe' });
-    await Bun.sleep(40 + rand(500));
+    const reader = child.stdout.getReader();
+    let out = '';
+    const early = rand(10) === 0;
+    while (!early && !out.includes('open')) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      out += new TextDecoder().decode(chunk.value);
+    }
+    await Bun.sleep(early ? rand(150) : rand(lastPushMs + 5));
     child.kill('SIGKILL');
     await child.exited;
-    const out = await new Response(child.stdout).text();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) out += new TextDecoder().decode(chunk.value);
     if (out.includes('open') && !out.includes('done')) killedMidway++;
+    const finished = /done (\d+)/.exec(out);
+    if (finished) lastPushMs = Number(finished[1]);
 
     // Reopen (recovering pending effects) and pass over the whole mount.
     const host = await openHost(config, { watch: false });
@@ -127,6 +141,7 @@ test(`a materialize killed at random moments loses no draft and no disk change (
     expect(unsettled.map((e) => `${e.path}: ${e.state}`)).toEqual([]);
     host.close();
   }
+  console.log(`crash test: ${killedMidway} of ${TRIALS} kills landed inside materialize`);
   // The kills must land inside materialize often enough to mean something.
   expect(killedMidway).toBeGreaterThan(TRIALS / 5);
 }, 300_000);

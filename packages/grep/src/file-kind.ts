@@ -1,8 +1,7 @@
 /**
- * What a file's bytes say before any decoding: binary or not, and whether its line ends
- * include CRLF. CR and LF are ASCII, so in UTF-8 each byte 0x0D or 0x0A is that
- * character of the decoded text, with the same neighbours; the answers agree with
- * `fileText`'s counts (`crlf`, `lf`) without building its lines.
+ * What kind of file search is looking at: binary or not (from its first bytes), and
+ * whether its line ends include CRLF (from its text). The one rule: the line-end answer
+ * agrees with `fileText`'s counts (`crlf`, `lf`), only without building its lines.
  */
 
 /** How far into a file to look for a NUL byte. */
@@ -13,19 +12,26 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
 }
 
-const LF = 0x0a;
 const CR = 0x0d;
 
+/** Which kinds of line end a walk over a text's LFs has passed. */
+export interface EndsSeen {
+  readonly crlf: boolean;
+  readonly bareLf: boolean;
+}
+
 /**
- * `'CRLF'` when every line end is CRLF, `'mixed'` when some are and some are a bare LF,
- * undefined when none is CRLF — `fileText(bytes).lineEndings` where it has a CRLF end.
+ * `'CRLF'` when every line end of the decoded text is CRLF, `'mixed'` when some are and
+ * some are a bare LF, undefined when none is CRLF — as `fileText(text).lineEndings` says
+ * where it has a CRLF end, without building its lines. A walk that has already passed the
+ * LFs before `from` (a line's start) passes what it saw, and only the rest is read.
  */
-export function crlfEnds(bytes: Uint8Array): 'CRLF' | 'mixed' | undefined {
-  let cr = bytes.indexOf(CR);
-  while (cr !== -1 && bytes[cr + 1] !== LF) cr = bytes.indexOf(CR, cr + 1);
-  if (cr === -1) return undefined;
-  for (let lf = bytes.indexOf(LF); lf !== -1; lf = bytes.indexOf(LF, lf + 1)) {
-    if (bytes[lf - 1] !== CR) return 'mixed';
+export function crlfEnds(text: string, from = 0, seen: EndsSeen = { crlf: false, bareLf: false }): 'CRLF' | 'mixed' | undefined {
+  const crlf = seen.crlf || text.indexOf('\r\n', from) !== -1;
+  if (!crlf) return undefined;
+  if (seen.bareLf) return 'mixed';
+  for (let lf = text.indexOf('\n', from); lf !== -1; lf = text.indexOf('\n', lf + 1)) {
+    if (text.charCodeAt(lf - 1) !== CR) return 'mixed';
   }
   return 'CRLF';
 }

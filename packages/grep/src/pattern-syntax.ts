@@ -12,12 +12,17 @@
 export type TopLevelAtom =
   /** A single character, written as itself or as an escape. */
   | { readonly kind: 'character'; readonly value: number }
-  /** `*`, `+`, `?` or `{n,m}`: the atom before it may repeat or be absent. */
-  | { readonly kind: 'quantifier' }
+  /** `\d` or `\w`: one ASCII digit, or one ASCII letter, digit or `_` (without `u`, also under `i`). */
+  | { readonly kind: 'set'; readonly set: AsciiSet }
+  /** `*`, `+`, `?` or `{n,m}`: the atom before it repeats, at least `min` times (0: it may be absent). */
+  | { readonly kind: 'quantifier'; readonly min: number }
   /** `|`: the top level is a choice. */
   | { readonly kind: 'alternation' }
   /** Anything else: a group, a class, `.`, an anchor, a class escape, a backreference. */
   | { readonly kind: 'other' };
+
+/** A class escape whose every member is ASCII. */
+export type AsciiSet = 'digit' | 'word';
 
 /** What scanning a pattern found. */
 export interface PatternScan {
@@ -87,6 +92,8 @@ function hexValue(p: string, from: number, digits: number): number | undefined {
 interface Escape {
   /** The character it spells; absent for a class escape, an assertion or a backreference. */
   readonly value?: number;
+  /** For `\d` and `\w`: the ASCII set it stands for. */
+  readonly set?: AsciiSet;
   /** The index after the escape. */
   readonly end: number;
 }
@@ -113,7 +120,9 @@ function readEscape(p: string, i: number, inClass: boolean, groups: Groups): Esc
   const next = p[i + 1];
   const code = p.charCodeAt(i + 1);
   if (next === undefined) return { end: i + 1 };
-  if ('dDwWsS'.includes(next)) return { end: i + 2 };
+  if (next === 'd') return { set: 'digit', end: i + 2 };
+  if (next === 'w') return { set: 'word', end: i + 2 };
+  if ('DWsS'.includes(next)) return { end: i + 2 };
   if (next === 'b' || next === 'B') {
     // In a class `\b` is a backspace and `\B` a plain B; outside, word-boundary assertions.
     return inClass ? { value: next === 'b' ? 8 : 66, end: i + 2 } : { end: i + 2 };
@@ -181,10 +190,10 @@ function readClass(p: string, i: number, groups: Groups, characters: number[]): 
   return i + 1;
 }
 
-/** The index after a `{n}`, `{n,}` or `{n,m}` quantifier at `i`, or undefined for a literal `{`. */
-function quantifierEnd(p: string, i: number): number | undefined {
-  const m = /^\{\d+(?:,\d*)?\}/.exec(p.slice(i, i + 48));
-  return m ? i + m[0].length : undefined;
+/** A `{n}`, `{n,}` or `{n,m}` quantifier at `i` (its least count and end), or undefined for a literal `{`. */
+function braceQuantifier(p: string, i: number): { min: number; end: number } | undefined {
+  const m = /^\{(\d+)(?:,\d*)?\}/.exec(p.slice(i, i + 48));
+  return m ? { min: Number(m[1]), end: i + m[0].length } : undefined;
 }
 
 /**
@@ -210,8 +219,8 @@ export function scanPattern(p: string): PatternScan {
     const c = p[i];
     if (c === '\\') {
       const e = readEscape(p, i, false, groups);
-      if (e.value === undefined) top({ kind: 'other' });
-      else character(e.value);
+      if (e.value !== undefined) character(e.value);
+      else top(e.set === undefined ? { kind: 'other' } : { kind: 'set', set: e.set });
       i = e.end;
     } else if (c === '[') {
       top({ kind: 'other' });
@@ -242,17 +251,17 @@ export function scanPattern(p: string): PatternScan {
       top({ kind: 'alternation' });
       i++;
     } else if (c === '*' || c === '+' || c === '?') {
-      top({ kind: 'quantifier' });
+      top({ kind: 'quantifier', min: c === '+' ? 1 : 0 });
       i += p[i + 1] === '?' ? 2 : 1;
     } else if (c === '{') {
       // Annex B: a brace that does not start a valid quantifier is a literal `{`.
-      const end = quantifierEnd(p, i);
-      if (end === undefined) {
+      const q = braceQuantifier(p, i);
+      if (q === undefined) {
         character(123);
         i++;
       } else {
-        top({ kind: 'quantifier' });
-        i = p[end] === '?' ? end + 1 : end;
+        top({ kind: 'quantifier', min: q.min });
+        i = p[q.end] === '?' ? q.end + 1 : q.end;
       }
     } else if (c === '^' || c === '$' || c === '.') {
       top({ kind: 'other' });

@@ -7,7 +7,7 @@
  */
 import { fileText, hasBom } from '@ws/text';
 import { type LineMatch, withContext } from './context.ts';
-import { crlfEnds, looksBinary } from './file-kind.ts';
+import { looksBinary } from './file-kind.ts';
 import { GrepError } from './grep-error.ts';
 import { compileMatcher } from './matcher.ts';
 import { matchingLines } from './matching-lines.ts';
@@ -145,18 +145,14 @@ export async function search(
       continue;
     }
     filesSearched++;
-    const bom = hasBom(bytes);
-    let ends: 'CRLF' | 'mixed' | undefined;
-    if (noted) {
-      ends = crlfEnds(bytes);
-      facts.push({ path, ...version, ...(ends === undefined ? {} : { crlfEnds: ends }), bom });
-    }
-    if (matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) continue;
+    // A note needs every searched file's line ends, so then no file is passed over unread.
+    if (!noted && matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) continue;
 
     const text = decoder.decode(bytes);
-    const hits = matchingLines(text, bom, matcher);
+    const bom = hasBom(bytes);
+    const { hits, crlfEnds: ends } = matchingLines(text, bom, matcher, noted);
+    if (noted) facts.push({ path, ...version, ...(ends === undefined ? {} : { crlfEnds: ends }), bom });
     if (hits.length === 0) continue;
-    if (!noted) ends = crlfEnds(bytes);
     const matches = before + after > 0 ? withContext(hits, fileText(text).lines, before, after) : hits;
     results.push({ path, ...version, ...(ends === undefined ? {} : { lineEndings: ends }), matches });
     totalMatches += hits.length;

@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'bun:test';
 import { fileText } from '@ws/text';
 import fc from 'fast-check';
-import { type GrepFile, GrepError, search } from '../src/index.ts';
+import { type GrepFile, GrepError, namesBom, namesCr, search } from '../src/index.ts';
 
 const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
 const params = (numRuns: number) => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
@@ -23,6 +23,9 @@ function reference(
   const re = new RegExp(pattern, options.caseInsensitive ? 'i' : '');
   const results = [];
   const skipped = [];
+  // Who the notes name, each file as its own path (the generated paths are all different).
+  const crNamed: string[] = [];
+  const bomNamed: string[] = [];
   let totalMatches = 0;
   let filesSearched = 0;
   for (const file of files) {
@@ -41,6 +44,9 @@ function reference(
     }
     filesSearched++;
     const ft = fileText(file.bytes);
+    const disk = file.version ? ' in its conflicting-disk version' : '';
+    if (ft.crlf > 0) crNamed.push(`${file.path} (${ft.lineEndings}${disk})`);
+    if (ft.bom) bomNamed.push(file.version ? `${file.path} (BOM${disk})` : file.path);
     const hits: number[] = [];
     ft.lines.forEach((line, k) => {
       if (re.test(line)) hits.push(k + 1);
@@ -66,8 +72,18 @@ function reference(
     const lineEndings = ft.lineEndings === 'CRLF' || ft.lineEndings === 'mixed' ? { lineEndings: ft.lineEndings } : {};
     results.push({ path: file.path, ...version, ...lineEndings, matches });
   }
-  return { results, totalMatches, filesSearched, skipped };
+  const note = {
+    cr: namesCr(pattern) && crNamed.length > 0 ? crNamed.join(', ') : undefined,
+    bom: namesBom(pattern) && bomNamed.length > 0 ? bomNamed.join(', ') : undefined,
+  };
+  return { answer: { results, totalMatches, filesSearched, skipped }, note };
 }
+
+/** The files a note names, by kind, as written. */
+const named = (note: string | undefined) => ({
+  cr: /CRLF line ends: (.*?)\. Lines are matched/.exec(note ?? '')?.[1],
+  bom: /a UTF-8 BOM at its start: (.*?)\. A BOM is not part/.exec(note ?? '')?.[1],
+});
 
 // Pieces of files that stress the reading: every line end, lone CRs, own CRs, BOMs,
 // the other characters `^`/`$` see as line ends under `m`, case folding, invalid bytes.
@@ -137,10 +153,12 @@ describe('search equals the naive per-line reference', () => {
           await expect(search(p, fs, opts)).rejects.toBeInstanceOf(GrepError);
           return;
         }
-        const { note: _note, ...answer } = await search(p, fs, opts);
+        const { note, ...answer } = await search(p, fs, opts);
         compared++;
         if (answer.totalMatches > 0) matched++;
-        expect(answer).toEqual(reference(p, fs, opts));
+        const expected = reference(p, fs, opts);
+        expect(answer).toEqual(expected.answer);
+        expect(named(note)).toEqual(expected.note);
       }),
       params(4000),
     );
@@ -155,13 +173,15 @@ describe('search equals the naive per-line reference', () => {
     const longFile = fc
       .tuple(fc.boolean(), fc.array(fc.tuple(line, end), { maxLength: 300, size: 'max' }))
       .map(([bom, ls]) => enc.encode((bom ? '\uFEFF' : '') + ls.map(([l, e]) => l + e).join('')));
-    const longPattern = fc.constantFrom('foo\\d+$', '^let', 'ab', 'x =', '\\(a\\)$', '^$', '\\r$', '^\\s*$', 'foo|let', '(?<=x)', 'a(?!b)', 'é$', 'FOO');
+    const longPattern = fc.constantFrom('foo\\d+$', 'let\\r', '\\r$|Foo', '\\uFEFF|x', '^let', 'ab', 'x =', '\\(a\\)$', '^$', '\\r$', '^\\s*$', 'foo|let', '(?<=x)', 'a(?!b)', 'é$', 'FOO');
     await fc.assert(
       fc.asyncProperty(longPattern, fc.array(longFile, { minLength: 1, maxLength: 4, size: 'max' }), fc.boolean(), async (p, bs, ci) => {
         const fs: GrepFile[] = bs.map((bytes, k) => ({ path: `work/long${k}.txt`, bytes }));
         const opts = { caseInsensitive: ci, contextBefore: 0, contextAfter: 0 };
-        const { note: _note, ...answer } = await search(p, fs, opts);
-        expect(answer).toEqual(reference(p, fs, opts));
+        const { note, ...answer } = await search(p, fs, opts);
+        const expected = reference(p, fs, opts);
+        expect(answer).toEqual(expected.answer);
+        expect(named(note)).toEqual(expected.note);
       }),
       params(400),
     );

@@ -13,8 +13,9 @@ describe('crlfEnds', () => {
     const bytes = fc.tuple(fc.boolean(), fc.array(piece, { maxLength: 30 })).map(([bom, ps]) => enc.encode((bom ? '\uFEFF' : '') + ps.join('')));
     fc.assert(
       fc.property(bytes, (b) => {
-        const le = fileText(b).lineEndings;
-        expect(crlfEnds(b)).toBe(le === 'CRLF' || le === 'mixed' ? le : undefined);
+        const ft = fileText(b);
+        const le = ft.lineEndings;
+        expect(crlfEnds(ft.text)).toBe(le === 'CRLF' || le === 'mixed' ? le : undefined);
       }),
       params(5000),
     );

@@ -10,7 +10,7 @@ import { describe, expect, test } from 'bun:test';
 import { type AST, RegExpParser, visitRegExpAST } from '@eslint-community/regexpp';
 import fc from 'fast-check';
 import { namesBom, namesCr } from '../src/index.ts';
-import { literalPrefilter } from '../src/literal-prefilter.ts';
+import { type RunElement, literalPrefilter } from '../src/literal-prefilter.ts';
 import { scanPattern } from '../src/pattern-syntax.ts';
 
 type Pattern = AST.Pattern;
@@ -24,8 +24,8 @@ interface Reading {
   /** Every Character node's value, sorted. */
   readonly characters: readonly number[];
   readonly lookaround: boolean;
-  /** The longest unquantified run of ASCII characters at the top level (none under a top-level `|`). */
-  readonly requiredRun: readonly number[];
+  /** The run of ASCII text every match contains, as the prefilter picks it (none under a top-level `|`). */
+  readonly requiredRun: readonly RunElement[];
 }
 
 /** What regexpp reads the pattern as (no `u`, no `v` flag), or undefined if it rejects it. */
@@ -46,18 +46,35 @@ function reference(pattern: string): Reading | undefined {
       if (node.kind === 'lookahead' || node.kind === 'lookbehind') lookaround = true;
     },
   });
-  let requiredRun: number[] = [];
+  // The same choice as the prefilter's, made on regexpp's tree: characters below 128 and
+  // non-negated \d and \w, a quantified one kept (and ending the run) when it must occur.
+  const element = (node: AST.Node): RunElement | undefined => {
+    if (node.type === 'Character' && node.value < 128) return node.value;
+    if (node.type === 'CharacterSet' && node.kind === 'digit' && !node.negate) return 'digit';
+    if (node.type === 'CharacterSet' && node.kind === 'word' && !node.negate) return 'word';
+    return undefined;
+  };
+  const weight = (r: RunElement[]) => r.reduce<number>((w, e) => w + (typeof e === 'number' ? 1 : 0.5), 0);
+  let requiredRun: RunElement[] = [];
   if (ast.alternatives.length === 1) {
-    let run: number[] = [];
-    for (const element of ast.alternatives[0].elements) {
-      if (element.type === 'Character' && element.value < 128) {
-        run.push(element.value);
-        continue;
-      }
-      if (run.length > requiredRun.length) requiredRun = run;
+    let run: RunElement[] = [];
+    const close = () => {
+      if (run.some((e) => typeof e === 'number') && weight(run) > weight(requiredRun)) requiredRun = run;
       run = [];
+    };
+    for (const node of ast.alternatives[0].elements) {
+      const e = element(node);
+      if (e !== undefined) {
+        run.push(e);
+      } else if (node.type === 'Quantifier') {
+        const q = element(node.element);
+        if (q !== undefined && node.min >= 1) run.push(q);
+        close();
+      } else {
+        close();
+      }
     }
-    if (run.length > requiredRun.length) requiredRun = run;
+    close();
   }
   return {
     cr: characters.includes(0x0d),
@@ -76,7 +93,7 @@ function ours(pattern: string): Reading {
     bom: namesBom(pattern),
     characters: [...scan.characters].sort((a, b) => a - b),
     lookaround: scan.lookaround,
-    requiredRun: [...(literalPrefilter(scan.topLevel, false)?.literal ?? [])],
+    requiredRun: literalPrefilter(scan.topLevel, false)?.run ?? [],
   };
 }
 

@@ -37,7 +37,7 @@ export interface CharacterPage {
 }
 
 /** The default most characters of a page. */
-export const DEFAULT_LIMIT_CHARS = 2000;
+const DEFAULT_LIMIT_CHARS = 2000;
 
 /** True where index `i` of `text` falls between the two halves of a surrogate pair. */
 function splitsPair(text: string, i: number): boolean {

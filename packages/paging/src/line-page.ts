@@ -9,7 +9,7 @@ import { longestFittingCut, shortestCutPage } from './cut.ts';
 import { PagingError, refusal } from './errors.ts';
 import { commonInput, refuseBoth, wholeNumber } from './inputs.ts';
 import { EMPTY_FILE_NOTE, type LineStop, type Rest, joinNotes, lineStopNote, restMarker } from './notes.ts';
-import { innerLength, noteCost, skeletonLength } from './page-length.ts';
+import { noteCost, numberedLineInner, skeletonLength } from './page-length.ts';
 
 /** What to read as a line page. */
 export interface LinePageOptions {
@@ -39,10 +39,10 @@ export interface LinePage {
 }
 
 /** A line longer than this is cut, with a marker naming its rest, on a page with a budget. */
-export const LONG_LINE = 2000;
+const LONG_LINE = 2000;
 
 /** The default most lines of a page. */
-export const DEFAULT_LIMIT = 2000;
+const DEFAULT_LIMIT = 2000;
 
 /** A line as a budgeted page shows it: whole, or cut with a marker naming its rest. */
 interface ShownLine {
@@ -105,7 +105,10 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
   const totalLines = ft.lines.length;
   const carriedNote = joinNotes(carried) ?? '';
   const noteLength = noteCost(carriedNote);
-  const skeleton = (toLine: number) => skeletonLength({ path, totalLines, fromLine: from, toLine });
+  const carriedLength = noteLength('');
+  // Only toLine changes between candidates, and a number's JSON is its digits.
+  const skeletonAt0 = skeletonLength({ path, totalLines, fromLine: from, toLine: 0 }) - 1;
+  const skeleton = (toLine: number) => skeletonAt0 + String(toLine).length;
   const stopAt = (toLine: number, rest: Rest | null): LineStop => {
     const next = toLine < totalLines ? toLine + 1 : null;
     if (rest !== null) return { kind: 'cut', line: toLine, rest, next };
@@ -118,26 +121,34 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
     return page(path, totalLines, from, shown.map((s) => s.text), joinNotes([carriedNote, stop]));
   };
 
-  // Whole-line pages, one line longer each time. The content's JSON grows line by line
-  // (each "\n" costs 2); the note is measured for each candidate, since how a page ends
-  // decides it. Past the point where even the carried notes alone overflow, nothing
-  // longer can fit (and, for the floor, nothing longer can be shorter).
+  // Whole-line pages from `from` to n. Their content's JSON grows line by line (each
+  // "\n" costs 2), so it is summed, not re-serialized.
   const shown: ShownLine[] = [];
-  let contentInner = -2;
-  let longest = 0;
-  let shortest = { lines: 0, length: Infinity };
+  const contentInner: number[] = [];
+  const reach = (n: number) => {
+    for (let k = from + shown.length; k <= n; k++) {
+      const line = shownLine(ft, k);
+      const before = shown.length === 0 ? -2 : contentInner[contentInner.length - 1];
+      shown.push(line);
+      contentInner.push(before + 2 + numberedLineInner(k, line.text));
+    }
+  };
+  /** The page to n with only the carried notes: no page to n or past it is shorter. */
+  const least = (n: number) => skeleton(n) + contentInner[n - from] + carriedLength;
+  /** The page to n as it would go out: its note is measured, since how it ends decides it. */
+  const exact = (n: number) => least(n) - carriedLength + noteLength(lineStopNote(stopAt(n, shown[n - from].rest)));
+  const wholeTo = (n: number) => finish(shown.slice(0, n - from + 1));
+
+  // Find the last page whose carried notes alone still fit; past it nothing can fit.
+  // Its stop note is at most a sentence, so the longest page that fits is among the
+  // last few before it: walk back to it, measuring each note exactly.
+  let top = from - 1;
   for (let n = from; n <= last; n++) {
-    const line = shownLine(ft, n);
-    shown.push(line);
-    contentInner += 2 + innerLength(numberedLine(n, line.text));
-    const bare = skeleton(n) + contentInner;
-    const least = bare + noteLength('');
-    if (least > budget && (longest > 0 || least > shortest.length)) break;
-    const length = bare + noteLength(lineStopNote(stopAt(n, line.rest)));
-    if (length <= budget) longest = shown.length;
-    if (length <= shortest.length) shortest = { lines: shown.length, length };
+    reach(n);
+    if (least(n) > budget) break;
+    top = n;
   }
-  if (longest > 0) return finish(shown.slice(0, longest));
+  for (let n = top; n >= from; n--) if (exact(n) <= budget) return wholeTo(n);
 
   // Not even the first line fits whole: cut it to the most that fits.
   const first = ft.lines[from - 1];
@@ -145,16 +156,23 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
   const cutPageLength = (cut: number) => {
     const line = cutLine(ft, from, cut);
     const stop = lineStopNote(stopAt(from, line.rest));
-    return skeleton(from) + innerLength(numberedLine(from, line.text)) + noteLength(stop);
+    return skeleton(from) + numberedLineInner(from, line.text) + noteLength(stop);
   };
   const cut = longestFittingCut(first, maxCut, budget, cutPageLength);
   if (cut !== undefined) return finish([cutLine(ft, from, cut)]);
 
-  // The floor: nothing fits, so the shortest page there is goes out, whole lines
-  // preferred on a tie (they show more).
+  // The floor: nothing fits, so the shortest page there is goes out; on a tie, the
+  // one that shows more (whole lines over a cut, more lines over fewer).
+  let shortest = { n: from, length: exact(from) };
+  for (let n = from + 1; n <= last; n++) {
+    reach(n);
+    if (least(n) > shortest.length) break;
+    const length = exact(n);
+    if (length <= shortest.length) shortest = { n, length };
+  }
   const shortestCut = shortestCutPage(first, maxCut, cutPageLength);
   if (shortestCut !== undefined && shortestCut.length < shortest.length) {
     return finish([cutLine(ft, from, shortestCut.cut)]);
   }
-  return finish(shown.slice(0, shortest.lines));
+  return wholeTo(shortest.n);
 }

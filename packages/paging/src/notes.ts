@@ -39,7 +39,7 @@ export function lineStopNote(stop: LineStop): string {
     case 'limit':
       return `Stopped at the line limit; continue with offset=${stop.next}.`;
     case 'budget':
-      return `Stopped to fit resultMaxChars; continue with offset=${stop.next}.`;
+      return `More lines follow, left out to stay within resultMaxChars; continue with offset=${stop.next}.`;
     case 'cut': {
       const rest = `offsetChars=${stop.rest.offsetChars} and limitChars=${stop.rest.limitChars}`;
       return stop.next === null

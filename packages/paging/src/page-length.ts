@@ -12,6 +12,14 @@ export function innerLength(s: string): number {
   return jsonLength(s) - 2;
 }
 
+/**
+ * The JSON length of `numberedLine(n, text)` without its quotes: the number's digits,
+ * the tab (written `\t`, two characters) and the line's own JSON.
+ */
+export function numberedLineInner(n: number, text: string): number {
+  return String(n).length + 2 + innerLength(text);
+}
+
 /** `,"note":""`: what a note field adds beyond its inside. */
 const NOTE_FIELD = 10;
 

@@ -49,6 +49,8 @@ function line(maxPieces: number, longWeight: number, longMin: number, longMax: n
 /** How generated files look. */
 export interface FileShape {
   readonly maxLines: number;
+  /** Draw line counts across all of 0..maxLines rather than mostly small ones. */
+  readonly manyLines: boolean;
   readonly maxPieces: number;
   /** Percent of lines that are long. */
   readonly longWeight: number;
@@ -60,20 +62,31 @@ const LF = [0x0a];
 const CRLF = [0x0d, 0x0a];
 const CRCRLF = [0x0d, 0x0d, 0x0a];
 
-/** A generated file's bytes. */
+/** Valid UTF-8 without a CR: each invalid sequence becomes a real U+FFFD. */
+function clean(bytes: readonly number[]): readonly number[] {
+  return Array.from(enc.encode(new TextDecoder().decode(new Uint8Array(bytes)).replaceAll('\r', '')));
+}
+
+/**
+ * A generated file's bytes. A third of files are clean (valid UTF-8, LF ends, no BOM:
+ * no notes to carry), a third CRLF throughout, a third anything at all.
+ */
 export function generatedFile(shape: FileShape): fc.Arbitrary<Uint8Array> {
-  const ending = fc.constantFrom(LF, LF, CRLF, CRLF, CRCRLF);
   return fc
     .record({
+      style: fc.constantFrom('clean', 'crlf', 'messy'),
       bom: fc.boolean(),
-      lines: fc.array(fc.tuple(line(shape.maxPieces, shape.longWeight, shape.longMin, shape.longMax), ending), { maxLength: shape.maxLines }),
+      lines: fc.array(fc.tuple(line(shape.maxPieces, shape.longWeight, shape.longMin, shape.longMax), fc.constantFrom(LF, CRLF, CRCRLF)), {
+        maxLength: shape.maxLines,
+        size: shape.manyLines ? 'max' : 'small',
+      }),
       finalEnd: fc.boolean(),
     })
-    .map(({ bom, lines, finalEnd }) => {
-      const bytes: number[] = bom ? [0xef, 0xbb, 0xbf] : [];
+    .map(({ style, bom, lines, finalEnd }) => {
+      const bytes: number[] = bom && style !== 'clean' ? [0xef, 0xbb, 0xbf] : [];
       lines.forEach(([text, end], i) => {
-        for (const b of text) bytes.push(b);
-        if (i < lines.length - 1 || finalEnd) bytes.push(...end);
+        for (const b of style === 'messy' ? text : clean(text)) bytes.push(b);
+        if (i < lines.length - 1 || finalEnd) bytes.push(...(style === 'clean' ? LF : style === 'crlf' ? CRLF : end));
       });
       return new Uint8Array(bytes);
     });

@@ -29,9 +29,9 @@ interface Candidate {
   readonly shows: number;
 }
 
-/** The page `linePage` must return for these options, found by trying everything. */
-export function referenceLinePage(ft: FileText, options: ReferenceOptions): LinePage {
-  const { path, offset = 1, limit = 2000, resultMaxChars: budget, notes = [] } = options;
+/** Builds the candidate pages from one offset, each as it would go out. */
+export function candidates(ft: FileText, options: ReferenceOptions) {
+  const { path, offset = 1, limit = 2000, notes = [] } = options;
   const totalLines = ft.lines.length;
   const last = Math.min(totalLines, offset + limit - 1);
   const carried = [...textNotes(ft), ...notes];
@@ -41,12 +41,14 @@ export function referenceLinePage(ft: FileText, options: ReferenceOptions): Line
     const rest = { offsetChars: ft.starts[n - 1] + cut, limitChars: line.length - cut };
     return { text: line.slice(0, cut) + restMarker(rest), rest };
   };
+  const shownLines = new Map<number, { text: string; rest: Rest | null }>();
   const shown = (n: number): { text: string; rest: Rest | null } => {
     const line = ft.lines[n - 1];
     if (line.length <= 2000) return { text: line, rest: null };
     let cut = 2000;
     while (splitsPair(line, cut)) cut--;
-    return cutText(n, cut);
+    if (!shownLines.has(n)) shownLines.set(n, cutText(n, cut));
+    return shownLines.get(n) as { text: string; rest: Rest | null };
   };
   const build = (texts: string[], lastRest: Rest | null, shows: number): Candidate => {
     const toLine = offset + texts.length - 1;
@@ -68,23 +70,42 @@ export function referenceLinePage(ft: FileText, options: ReferenceOptions): Line
     return { page, length: JSON.stringify(page).length, shows };
   };
 
+  return {
+    last,
+    /** The page of whole lines (long ones cut at 2,000) from the offset to `toLine`. */
+    whole(toLine: number): Candidate {
+      const texts: string[] = [];
+      let rest: Rest | null = null;
+      for (let n = offset; n <= toLine; n++) ({ text: texts[n - offset], rest } = shown(n));
+      return build(texts, rest, 1e9 + toLine);
+    },
+    /** The page of the first line alone, cut after `cut` characters. */
+    cut(cut: number): Candidate {
+      const c = cutText(offset, cut);
+      return build([c.text], c.rest, cut);
+    },
+    /** Every cut of the first line a page may show: at least one character, none inside a pair. */
+    cuts(): number[] {
+      const first = ft.lines[offset - 1];
+      const all: number[] = [];
+      for (let cut = 1; cut < first.length && cut <= 2000; cut++) if (!splitsPair(first, cut)) all.push(cut);
+      return all;
+    },
+  };
+}
+
+/** The page `linePage` must return for these options, found by trying everything. */
+export function referenceLinePage(ft: FileText, options: ReferenceOptions): LinePage {
+  const budget = options.resultMaxChars;
+  const from = candidates(ft, options);
+  const offset = options.offset ?? 1;
+
   const wholes: Candidate[] = [];
-  const texts: string[] = [];
-  for (let n = offset; n <= last; n++) {
-    const s = shown(n);
-    texts.push(s.text);
-    wholes.push(build([...texts], s.rest, 1e9 + n));
-  }
+  for (let n = offset; n <= from.last; n++) wholes.push(from.whole(n));
   const fittingWhole = wholes.filter((c) => c.length <= budget);
   if (fittingWhole.length > 0) return fittingWhole[fittingWhole.length - 1].page;
 
-  const first = ft.lines[offset - 1];
-  const cuts: Candidate[] = [];
-  for (let cut = 1; cut < first.length && cut <= 2000; cut++) {
-    if (splitsPair(first, cut)) continue;
-    const c = cutText(offset, cut);
-    cuts.push(build([c.text], c.rest, cut));
-  }
+  const cuts = from.cuts().map((cut) => from.cut(cut));
   const fittingCut = cuts.filter((c) => c.length <= budget);
   if (fittingCut.length > 0) return fittingCut[fittingCut.length - 1].page;
 

@@ -58,15 +58,22 @@ export function writeRecords(store: StorePort, mount: string, change: RecordChan
 
 /**
  * Records every change durably: announce adoptions, barrier, write, barrier, clear the
- * announcements, barrier. `extra` runs with the writes (e.g. recording the root).
+ * announcements, barrier. `blobsPut`: blobs were stored since the last barrier, so a
+ * barrier comes before any record that may reference them. `extra` runs with the writes
+ * (e.g. recording the root).
  */
-export function recordChanges(ctx: MountContext, changes: readonly RecordChange[], extra?: () => boolean): void {
+export function recordChanges(
+  ctx: MountContext,
+  changes: readonly RecordChange[],
+  options: { readonly blobsPut?: boolean; readonly extra?: () => boolean } = {},
+): void {
   const { store, mount } = ctx;
   const announced = changes.filter((c) => c.announce);
   for (const c of announced) {
     store.setPending(mount, c.path, { kind: 'adopt', branch: c.branch, before: c.before, after: c.after });
   }
-  if (announced.length > 0) store.barrier();
+  if (announced.length > 0 || (options.blobsPut && changes.length > 0)) store.barrier();
+  const extra = options.extra;
   let wrote = extra ? extra() : false;
   for (const c of changes) wrote = writeRecords(store, mount, c) || wrote;
   if (wrote) store.barrier();

@@ -18,7 +18,7 @@ import {
   evidenceOfDisk,
   treeEqualsEvidence,
 } from './disk-view.ts';
-import type { BranchMark, ConflictKind, ConflictRecord, NotStoredWhy, PathRecords, TreeEntry } from './ports.ts';
+import type { BranchMark, ConflictKind, ConflictRecord, Evidence, NotStoredWhy, PathRecords, TreeEntry } from './ports.ts';
 
 /** The states of a path of a store-backed mount (SPEC §4.1). */
 export type PathState =
@@ -116,7 +116,8 @@ function byRule(input: DecideInput, d: ObservedDisk): Decision {
     return d.kind === 'absent' ? stands(input, 'disk-missing-provenance-unknown') : conflict(input, d, 'unknown-provenance');
   }
   const dIsP = diskEqualsEvidence(d, p);
-  const sIsP = treeEqualsEvidence(s, p);
+  // A workspace deletion is a store change, even where P's store side was "nothing" (disk-only).
+  const sIsP = treeEqualsEvidence(s, p) && !(s === null && mark?.tombstone);
   if (dIsP && sIsP) return refreshed(input, d, 'disk-only');
   if (dIsP) {
     if (s !== null) return refreshed(input, d, 'workspace-draft');
@@ -126,6 +127,8 @@ function byRule(input: DecideInput, d: ObservedDisk): Decision {
   if (d.kind === 'absent') return conflict(input, d, 'deleted-on-disk');
   return conflict(input, d, s === null ? 'changed-after-workspace-delete' : 'both-changed');
 }
+
+const ABSENT: Evidence = { kind: 'absent' };
 
 function decision(state: Standing, next: PathRecords, extra: Partial<Decision> = {}): Decision {
   return { state, next, taken: null, gaveUp: null, settled: null, reason: null, ...extra };
@@ -147,7 +150,7 @@ function stands(input: DecideInput, state: PathState): Decision {
 /** D = P: the store's side stands; P's fingerprint and a mode change are taken in. */
 function refreshed(input: DecideInput, d: ObservedDisk, state: PathState): Decision {
   const p = input.evidence;
-  if (p === null || d.kind === 'absent') return stands(input, state); // D = P never holds for these
+  if (p === null || p.kind === 'absent' || d.kind === 'absent') return stands(input, state); // nothing to refresh
   const modeChanged = d.mode !== null && d.mode !== p.mode;
   const tree = input.tree && modeChanged ? { ...input.tree, mode: d.mode } : input.tree;
   return decision(state, { tree, evidence: { ...p, mode: d.mode ?? p.mode, fingerprint: d.fingerprint }, mark: input.mark }, {
@@ -155,12 +158,20 @@ function refreshed(input: DecideInput, d: ObservedDisk, state: PathState): Decis
   });
 }
 
-/** D = S: agreement. P := D; a recorded conflict or workspace deletion settles. */
+/**
+ * D = S: agreement. P := D; a recorded conflict or workspace deletion settles. Agreed
+ * absence is recorded only over known evidence (a path nobody ever had stays unrecorded).
+ */
 function agree(input: DecideInput, d: ObservedDisk): Decision {
   const settled = input.mark?.conflict?.kind ?? null;
-  if (d.kind !== 'text') return decision('absent', { tree: null, evidence: null, mark: null }, { settled });
+  if (d.kind !== 'text') {
+    return decision('absent', { tree: null, evidence: input.evidence === null ? null : ABSENT, mark: null }, { settled });
+  }
   const s = input.tree!;
   const p = input.evidence;
+  if (input.mark === null && p?.kind === 'text' && p.hash === d.hash && p.fingerprint === d.fingerprint && p.mode === d.mode && p.size === d.size) {
+    if (s.size === d.size && (d.mode === null || s.mode === d.mode)) return stands(input, 'synced'); // the common case: nothing moved
+  }
   const modeOnly = p?.kind === 'text' && p.hash === d.hash && d.mode !== null && d.mode !== p.mode;
   return decision(
     'synced',
@@ -173,7 +184,7 @@ function agree(input: DecideInput, d: ObservedDisk): Decision {
 function adopt(input: DecideInput, d: ObservedDisk): Decision {
   const s = input.tree;
   if (d.kind === 'absent') {
-    return decision('absent', { tree: null, evidence: null, mark: null }, { taken: { kind: 'deletion' } });
+    return decision('absent', { tree: null, evidence: ABSENT, mark: null }, { taken: { kind: 'deletion' } });
   }
   if (d.kind === 'opaque') {
     return decision(

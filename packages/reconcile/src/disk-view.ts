@@ -40,13 +40,14 @@ export function diskEqualsTree(d: ObservedDisk, s: TreeEntry | null): boolean {
 
 /** D holds the content P names. */
 export function diskEqualsEvidence(d: ObservedDisk, p: Evidence): boolean {
+  if (p.kind === 'absent') return d.kind === 'absent';
   if (p.kind === 'text') return d.kind === 'text' && d.hash === p.hash;
   return d.kind === 'opaque' && d.why === p.why && d.id === p.id;
 }
 
 /** S holds what the store held at agreement P (nothing, for an `opaque` P). */
 export function treeEqualsEvidence(s: TreeEntry | null, p: Evidence): boolean {
-  if (p.kind === 'opaque') return s === null;
+  if (p.kind !== 'text') return s === null;
   return s !== null && s.hash === p.hash;
 }
 
@@ -69,13 +70,15 @@ export function contentOfDisk(d: ObservedDisk): ContentId | null {
   return { kind: 'opaque', why: d.why, id: d.id };
 }
 
-/** The content evidence names. */
-export function contentOfEvidence(p: Evidence): ContentId {
+/** The content evidence names (null: agreed absent). */
+export function contentOfEvidence(p: Evidence): ContentId | null {
+  if (p.kind === 'absent') return null;
   return p.kind === 'text' ? { kind: 'text', hash: p.hash } : { kind: 'opaque', why: p.why, id: p.id };
 }
 
 /** The evidence recording agreement on a present D. */
-export function evidenceOfDisk(d: Exclude<ObservedDisk, { kind: 'absent' }>): Evidence {
+export function evidenceOfDisk(d: ObservedDisk): Evidence {
+  if (d.kind === 'absent') return { kind: 'absent' };
   if (d.kind === 'text') {
     return { kind: 'text', hash: d.hash, size: d.size, mode: d.mode, fingerprint: d.fingerprint };
   }

@@ -22,21 +22,27 @@ export interface DraftsRecorded {
 }
 
 /**
- * Records changes as drafts on the selected branch, then one barrier: when it returns,
- * every change is durable. Synchronous, so no pass records anything in between.
+ * Records changes as drafts on the selected branch: their blobs, a barrier, then the
+ * records, a barrier. When it returns every change is durable, and no record ever
+ * outlives a crash without its blob. Synchronous, so no pass records anything in between.
  */
 export function recordDrafts(ctx: MountContext, changes: readonly DraftChange[]): DraftsRecorded {
   const { store, mount } = ctx;
   const branch = store.selectedBranch();
   const written: string[] = [];
   const deleted: string[] = [];
-  for (const change of changes) {
+  const hashes = changes.map((c) => (c.bytes === null ? null : ctx.hash(c.bytes)));
+  changes.forEach((c, i) => {
+    if (c.bytes !== null) store.putBlob(hashes[i]!, c.bytes);
+  });
+  if (hashes.some((h) => h !== null)) store.barrier();
+  changes.forEach((change, i) => {
     const current = store.read(branch, mount, change.path);
     const conflict = current.mark?.conflict ?? null;
-    if (change.bytes !== null) {
-      const hash = ctx.hash(change.bytes);
-      store.putBlob(hash, change.bytes);
-      const mode = current.tree?.mode ?? current.evidence?.mode ?? null;
+    const hash = hashes[i];
+    if (change.bytes !== null && hash !== null) {
+      const p = current.evidence;
+      const mode = current.tree?.mode ?? (p !== null && p.kind !== 'absent' ? p.mode : null);
       store.setTree(branch, mount, change.path, { hash, size: change.bytes.length, mode });
       const mark: BranchMark = { origin: 'workspace', tombstone: null, conflict };
       store.setMark(branch, mount, change.path, mark);
@@ -52,7 +58,7 @@ export function recordDrafts(ctx: MountContext, changes: readonly DraftChange[])
       store.setMark(branch, mount, change.path, mark);
       deleted.push(change.path);
     }
-  }
+  });
   store.barrier();
   return { branch, written, deleted };
 }

@@ -21,6 +21,8 @@ export type Gathered =
       readonly incomplete: string | null;
       /** The root's identity, to record when it is not the one on record yet. */
       readonly rootIdentity: string;
+      /** Blobs were stored while observing: records that reference them wait for a barrier. */
+      readonly blobsPut: boolean;
     };
 
 /** Observes every path of `scope` on disk, for `branch`'s records. */
@@ -32,22 +34,30 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     return { kind: 'root-problem', reason: unverifiedReason.rootReplaced };
   }
   const views = new Map<string, DiskView>();
+  const blobs = { put: false };
   if (scope.kind === 'paths') {
     for (const path of scope.paths) {
       if (views.has(path)) continue;
-      views.set(path, await observeNamed(ctx, path, ctx.store.read(branch, ctx.mount, path).evidence));
+      views.set(path, await observeNamed(ctx, path, ctx.store.read(branch, ctx.mount, path).evidence, blobs));
     }
-    return { kind: 'observed', views, passedOver: {}, directories: [], incomplete: null, rootIdentity: root.identity };
+    return { kind: 'observed', views, passedOver: {}, directories: [], incomplete: null, rootIdentity: root.identity, blobsPut: blobs.put };
   }
 
   const dir = scope.path;
   const walk = await ctx.disk.walk(dir);
   const evidence = new Map<string, Evidence | null>();
   for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
+  const toRead: { path: string; meta: FileMeta; evidence: Evidence | null }[] = [];
   for (const file of walk.files) {
     if (!inDirectory(file.path, dir)) continue;
-    views.set(file.path, await observeFile(ctx, file.path, file.meta, evidence.get(file.path) ?? null));
+    const p = evidence.get(file.path) ?? null;
+    const known = vouched(file.meta, p);
+    if (known !== null) views.set(file.path, known);
+    else toRead.push({ path: file.path, meta: file.meta, evidence: p });
   }
+  await inParallel(toRead, READS_IN_FLIGHT, async (f) => {
+    views.set(f.path, await observeFile(ctx, f.path, f.meta, f.evidence, blobs));
+  });
   const passedOver: Record<string, number> = {};
   const passedOverPaths = new Set<string>();
   for (const entry of walk.passedOver) {
@@ -61,7 +71,7 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     if (region !== null) {
       views.set(path, { kind: 'unobservable', reason: unverifiedReason.region(region, unreadable.get(region)!) });
     } else if (nearest(path, (q) => passedOverPaths.has(q)) !== null) {
-      views.set(path, await observeNamed(ctx, path, p)); // held paths are checked even where a walk passes over them
+      views.set(path, await observeNamed(ctx, path, p, blobs)); // held paths are checked even where a walk passes over them
     } else if (walk.incomplete !== null) {
       views.set(path, { kind: 'unobservable', reason: unverifiedReason.walkIncomplete(walk.incomplete) });
     } else {
@@ -75,7 +85,28 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     directories: walk.directories,
     incomplete: walk.incomplete,
     rootIdentity: root.identity,
+    blobsPut: blobs.put,
   };
+}
+
+/** How many file reads a walk's pass keeps in flight (disk latency, not CPU, bounds a first sync). */
+const READS_IN_FLIGHT = 8;
+
+/** Runs `work` over `items` with at most `limit` in flight; after a failure, starts no more. */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      try {
+        await work(items[next++]);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** `path` itself or its nearest ancestor (up to the root `''`) that `has` holds, or null. */
@@ -89,19 +120,27 @@ function nearest(path: string, has: (p: string) => boolean): string | null {
 }
 
 /** D for a path named by the caller: a stat, then a read only when the evidence does not vouch. */
-export async function observeNamed(ctx: MountContext, path: string, evidence: Evidence | null): Promise<DiskView> {
+export async function observeNamed(
+  ctx: MountContext,
+  path: string,
+  evidence: Evidence | null,
+  blobs: { put: boolean },
+): Promise<DiskView> {
   const seen = await ctx.disk.stat(path);
   if (seen.kind === 'absent') return { kind: 'absent' };
   if (seen.kind === 'unobservable') return { kind: 'unobservable', reason: unverifiedReason.path(seen.reason) };
-  return observeFile(ctx, path, seen.meta, evidence);
+  return observeFile(ctx, path, seen.meta, evidence, blobs);
 }
 
-async function observeFile(ctx: MountContext, path: string, meta: FileMeta, evidence: Evidence | null): Promise<DiskView> {
-  if (evidence !== null && evidence.fingerprint !== null && evidence.fingerprint === meta.fingerprint) {
-    return evidence.kind === 'text'
-      ? { kind: 'text', hash: evidence.hash, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint }
-      : { kind: 'opaque', why: evidence.why, id: evidence.id, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint };
-  }
+async function observeFile(
+  ctx: MountContext,
+  path: string,
+  meta: FileMeta,
+  evidence: Evidence | null,
+  blobs: { put: boolean },
+): Promise<DiskView> {
+  const known = vouched(meta, evidence);
+  if (known !== null) return known;
   if (meta.size > ctx.maxFileSize) return tooLarge(meta);
   const reading = await ctx.disk.read(path, ctx.maxFileSize);
   if (reading.kind === 'absent') return { kind: 'absent' };
@@ -113,7 +152,18 @@ async function observeFile(ctx: MountContext, path: string, meta: FileMeta, evid
     return { kind: 'opaque', why: 'binary', id: hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
   }
   ctx.store.putBlob(hash, reading.bytes);
+  blobs.put = true;
   return { kind: 'text', hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
+}
+
+/** D without reading, where the evidence's fingerprint vouches for the bytes; else null. */
+function vouched(meta: FileMeta, evidence: Evidence | null): DiskView | null {
+  if (evidence === null || evidence.kind === 'absent' || evidence.fingerprint === null || evidence.fingerprint !== meta.fingerprint) {
+    return null;
+  }
+  return evidence.kind === 'text'
+    ? { kind: 'text', hash: evidence.hash, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint }
+    : { kind: 'opaque', why: evidence.why, id: evidence.id, size: meta.size, mode: meta.mode, fingerprint: meta.fingerprint };
 }
 
 function tooLarge(meta: FileMeta): DiskView {

@@ -11,7 +11,7 @@ import { type Decision, type Standing, decide } from './decide.ts';
 import { type DiskView, sameTree } from './disk-view.ts';
 import { gather, type Gathered } from './observe.ts';
 import { resolvePending } from './pending.ts';
-import type { PathRecords, StoredPath } from './ports.ts';
+import type { ConflictKind, PathRecords, StoredPath } from './ports.ts';
 import { type PathReport, pathReport } from './report.ts';
 import { BRANCH_KEPT_CHANGING, unverifiedReason } from './wording.ts';
 
@@ -91,11 +91,13 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
   }
 
   let stored = readAll(ctx, branch, scope, views);
-  if (resolveStale(ctx, branch, views, stored)) stored = readAll(ctx, branch, scope, views);
+  const settledByEffect = resolveStale(ctx, branch, views, stored);
+  if (settledByEffect !== null) stored = readAll(ctx, branch, scope, views);
 
   const reports: PathReport[] = [];
   const changes: RecordChange[] = [];
-  for (const [path, disk] of views) {
+  for (const path of [...views.keys()].sort()) {
+    const disk = views.get(path)!;
     const records = stored.get(path) ?? { path, ...NOTHING, pending: null };
     let decision: Decision;
     if (ctx.inFlight.has(path)) {
@@ -108,7 +110,8 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
       const announce = !sameTree(before.tree, decision.next.tree) || decision.gaveUp !== null;
       changes.push({ path, branch, before, after: decision.next, announce });
     }
-    reports.push(pathReport(path, disk, decision, ctx.readOnly));
+    const settled = decision.settled ?? settledByEffect?.get(path) ?? null;
+    reports.push(pathReport(path, disk, { ...decision, settled }, ctx.readOnly));
   }
   const recordRoot =
     gathered.kind === 'observed' && store.rootIdentity(mount) !== gathered.rootIdentity
@@ -117,9 +120,8 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
           return true;
         }
       : undefined;
-  recordChanges(ctx, changes, recordRoot);
+  recordChanges(ctx, changes, { blobsPut: gathered.kind === 'observed' && gathered.blobsPut, extra: recordRoot });
 
-  reports.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const counts: Partial<Record<Standing, number>> = {};
   for (const r of reports) counts[r.state] = (counts[r.state] ?? 0) + 1;
   return {
@@ -147,10 +149,15 @@ function readAll(ctx: MountContext, branch: string, scope: Scope, views: Map<str
 
 /**
  * Resolves pending effects left by a process that stopped (not by a push of this process,
- * which is still in flight): record each resolution, barrier, clear, barrier.
- * Returns whether it resolved any.
+ * which is still in flight): record each resolution, barrier, clear, barrier. Returns null
+ * when there were none, else the conflicts on `branch` that a completed forced effect settled.
  */
-function resolveStale(ctx: MountContext, branch: string, views: Map<string, DiskView>, stored: Map<string, StoredPath>): boolean {
+function resolveStale(
+  ctx: MountContext,
+  branch: string,
+  views: Map<string, DiskView>,
+  stored: Map<string, StoredPath>,
+): Map<string, ConflictKind> | null {
   const { store, mount } = ctx;
   const resolved: RecordChange[] = [];
   for (const [path, s] of stored) {
@@ -162,9 +169,14 @@ function resolveStale(ctx: MountContext, branch: string, views: Map<string, Disk
     if (resolution.kind === 'unresolved') continue;
     resolved.push({ path, branch: pending.branch, before, after: resolution.next, announce: false });
   }
-  if (resolved.length === 0) return false;
-  recordChanges(ctx, resolved);
+  if (resolved.length === 0) return null;
+  recordChanges(ctx, resolved, { blobsPut: true });
   for (const r of resolved) store.setPending(mount, r.path, null);
   store.barrier();
-  return true;
+  const settled = new Map<string, ConflictKind>();
+  for (const r of resolved) {
+    const was = r.before.mark?.conflict ?? null;
+    if (r.branch === branch && was !== null && (r.after.mark?.conflict ?? null) === null) settled.set(r.path, was.kind);
+  }
+  return settled;
 }

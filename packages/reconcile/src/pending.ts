@@ -33,19 +33,20 @@ export function resolvePending(pending: PendingEffect, records: PathRecords, dis
     const p = records.evidence;
     const recorded = p?.kind === 'text' && p.hash === pending.hash;
     if (recorded || (disk.kind === 'text' && disk.hash === pending.hash)) {
-      const fingerprint: string | null = disk.kind === 'text' && disk.hash === pending.hash ? disk.fingerprint : (p?.fingerprint ?? null);
+      const fingerprint: string | null =
+        disk.kind === 'text' && disk.hash === pending.hash ? disk.fingerprint : p?.kind === 'text' ? p.fingerprint : null;
       const mode = disk.kind === 'text' ? disk.mode : pending.mode;
       return {
         kind: 'completed',
         next: {
           tree: records.tree,
           evidence: { kind: 'text', hash: pending.hash, size: pending.size, mode, fingerprint },
-          mark: settledMark(mark, pending.forced),
+          mark: settledMark(mark, pending.forced, false),
         },
       };
     }
   } else if (disk.kind === 'absent') {
-    return { kind: 'completed', next: { tree: records.tree, evidence: null, mark: settledMark(mark, pending.forced, true) } };
+    return { kind: 'completed', next: { tree: records.tree, evidence: { kind: 'absent' }, mark: settledMark(mark, pending.forced, true) } };
   }
   if (stillExpected(pending, disk)) return { kind: 'undone', next: records };
   return interrupted(records, disk);
@@ -59,11 +60,14 @@ function stillExpected(pending: Exclude<PendingEffect, { kind: 'adopt' }>, disk:
   return pending.expectId !== null && diskHasContent(disk, pending.expectId);
 }
 
-/** After a push's effect: a forced one settles the conflict; an unlink ends the workspace deletion. */
-export function settledMark(mark: BranchMark | null, forced: boolean, unlinked = false): BranchMark | null {
+/**
+ * After a push's effect: a forced one settles the conflict; an unlink ends the workspace
+ * deletion; a write makes P known, so S's origin no longer matters.
+ */
+export function settledMark(mark: BranchMark | null, forced: boolean, unlinked: boolean): BranchMark | null {
   if (mark === null) return null;
   const next: BranchMark = {
-    origin: mark.origin,
+    origin: unlinked ? mark.origin : null,
     tombstone: unlinked ? null : mark.tombstone,
     conflict: forced ? null : mark.conflict,
   };

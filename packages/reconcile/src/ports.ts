@@ -136,7 +136,11 @@ export interface DiskPort {
    * file is `unobservable` with the reason.
    */
   stat(path: string): Promise<Observation>;
-  /** Reads one file whole, unless it is larger than `maxBytes` (then `bytes: null`). */
+  /**
+   * Reads one file whole, unless it is larger than `maxBytes` (then `bytes: null`). A walk's
+   * pass keeps up to 8 reads in flight at once; every other method is called one at a time
+   * per pass.
+   */
   read(path: string, maxBytes: number): Promise<Reading>;
   /**
    * Walks the directory `dir` (`''`: the root) and everything beneath it, applying the
@@ -184,9 +188,12 @@ export type ContentId =
  * The evidence, P: the last state on which disk and store were known to agree. Per
  * (mount, path), not per branch: it records what *disk* held at agreement. `text`: disk
  * and store held this text. `opaque`: disk held a file that is not stored, and the store
- * held nothing (the path reads disk-only). No row: P unknown.
+ * held nothing (the path reads disk-only). `absent`: neither had the file (kept, so that
+ * another branch that has the file reads it as a draft, not as a copy of unknown
+ * provenance). No row: P unknown.
  */
 export type Evidence =
+  | { readonly kind: 'absent' }
   | {
       readonly kind: 'text';
       readonly hash: Hash;

@@ -55,12 +55,15 @@ interface Row {
 const rows: Row[] = [
   { name: 'agreement: D = S with P behind them both moves P to D', input: input(D('x'), S('x'), P('p')), state: 'synced', tree: 'x', evidence: 'x' },
   { name: 'agreement: D = S with no evidence records P', input: input(D('x'), S('x'), null), state: 'synced', tree: 'x', evidence: 'x' },
-  { name: 'agreement on absence forgets the path', input: input(ABSENT, null, P('p'), mark({ tombstone: { base: null } })), state: 'absent', tree: null, evidence: null },
+  { name: 'agreement on absence is recorded as agreed absence', input: input(ABSENT, null, P('p'), mark({ tombstone: { base: null } })), state: 'absent', tree: null, evidence: 'absent' },
+  { name: 'a path nobody ever had stays unrecorded', input: input(ABSENT, null, null), state: 'absent', tree: null, evidence: null },
+  { name: 'P agreed absent: a file the branch has and disk lacks is a draft', input: input(ABSENT, S('s'), { kind: 'absent' }), state: 'workspace-draft', tree: 's', evidence: 'absent' },
+  { name: 'P agreed absent: a new disk file is ingested', input: input(D('d'), null, { kind: 'absent' }), state: 'synced', tree: 'd', evidence: 'd', taken: 'text' },
   { name: 'P known, D = P: a draft stands', input: input(D('p'), S('s'), P('p')), state: 'workspace-draft', tree: 's', evidence: 'p' },
   { name: 'P known, D = P: a workspace deletion stands', input: input(D('p'), null, P('p'), mark({ tombstone: { base: { kind: 'text', hash: 'p' } } })), state: 'workspace-deleted', tree: null, evidence: 'p' },
   { name: "P known, D = P: a file this branch doesn't have stands", input: input(D('p'), null, P('p')), state: 'not-in-branch', tree: null, evidence: 'p' },
   { name: 'P known, S = P: disk changed, its text is ingested', input: input(D('d'), S('p'), P('p')), state: 'synced', tree: 'd', evidence: 'd', taken: 'text' },
-  { name: 'P known, S = P: disk deleted it, the deletion is taken', input: input(ABSENT, S('p'), P('p')), state: 'absent', tree: null, evidence: null, taken: 'deletion' },
+  { name: 'P known, S = P: disk deleted it, the deletion is taken', input: input(ABSENT, S('p'), P('p')), state: 'absent', tree: null, evidence: 'absent', taken: 'deletion' },
   { name: 'P known, S = P: disk made it binary, S is dropped (disk-only)', input: input(BIN('b'), S('p'), P('p')), state: 'disk-only', tree: null, evidence: 'b', taken: 'not-stored' },
   { name: 'P known, S = P: disk made it too large, S is dropped (disk-only)', input: input(LARGE('L'), S('p'), P('p')), state: 'disk-only', tree: null, evidence: 'L', taken: 'not-stored' },
   { name: 'P known, all differ, disk deleted: deleted-on-disk', input: input(ABSENT, S('s'), P('p')), state: 'conflict', tree: 's', evidence: 'p', conflict: 'deleted-on-disk' },
@@ -71,30 +74,32 @@ const rows: Row[] = [
   { name: 'P unknown: S written by the workspace, no disk copy: a draft', input: input(ABSENT, S('s'), null, mark({ origin: 'workspace' })), state: 'workspace-draft', tree: 's', evidence: null },
   { name: 'P unknown: S written by the workspace, a different disk file: store-origin-collision', input: input(D('d'), S('s'), null, mark({ origin: 'workspace' })), state: 'conflict', tree: 's', evidence: null, conflict: 'store-origin-collision' },
   { name: 'P unknown: S taken from disk, disk changed: adopted', input: input(D('d'), S('s'), null, mark({ origin: 'disk' })), state: 'synced', tree: 'd', evidence: 'd', taken: 'text' },
-  { name: 'P unknown: S taken from disk, disk deleted it: deletion taken', input: input(ABSENT, S('s'), null, mark({ origin: 'disk' })), state: 'absent', tree: null, evidence: null, taken: 'deletion' },
+  { name: 'P unknown: S taken from disk, disk deleted it: deletion taken', input: input(ABSENT, S('s'), null, mark({ origin: 'disk' })), state: 'absent', tree: null, evidence: 'absent', taken: 'deletion' },
   { name: 'P unknown: S of unknown origin and no disk copy: disk-missing-provenance-unknown', input: input(ABSENT, S('s'), null), state: 'disk-missing-provenance-unknown', tree: 's', evidence: null },
   { name: 'P unknown: S of unknown origin and a different disk file: unknown-provenance', input: input(D('d'), S('s'), null), state: 'conflict', tree: 's', evidence: null, conflict: 'unknown-provenance' },
   { name: 'P unknown: a new disk text file is ingested', input: input(D('d'), null, null), state: 'synced', tree: 'd', evidence: 'd', taken: 'text' },
   { name: 'P unknown: a new binary disk file is listed disk-only', input: input(BIN('b'), null, null), state: 'disk-only', tree: null, evidence: 'b', taken: 'not-stored' },
   { name: 'P unknown: a new over-size disk file is listed disk-only', input: input(LARGE('L'), null, null), state: 'disk-only', tree: null, evidence: 'L', taken: 'not-stored' },
   { name: 'disk-only stays disk-only while disk keeps the same file', input: input(BIN('b'), null, PBIN('b')), state: 'disk-only', tree: null, evidence: 'b' },
+  { name: 'a workspace deletion of a disk-only file stands', input: input(BIN('b'), null, PBIN('b'), mark({ tombstone: { base: null } })), state: 'workspace-deleted', tree: null, evidence: 'b' },
+  { name: 'a disk change after the workspace deleted a disk-only file is a conflict', input: input(D('d'), null, PBIN('b'), mark({ tombstone: { base: null } })), state: 'conflict', tree: null, evidence: 'b', conflict: 'changed-after-workspace-delete' },
   { name: 'a workspace write over a disk-only file is a draft', input: input(BIN('b'), S('s'), PBIN('b')), state: 'workspace-draft', tree: 's', evidence: 'b' },
   { name: 'a mode change alone is taken in silently', input: input(D('p', 0o755), S('p', 0o644), P('p', 0o644)), state: 'synced', tree: 'p', evidence: 'p', taken: 'mode' },
   { name: 'a mode change under a draft is taken in and the draft stands', input: input(D('p', 0o755), S('s'), P('p', 0o644)), state: 'workspace-draft', tree: 's', evidence: 'p', taken: 'mode' },
   { name: 'a recorded conflict is kept while D and S still differ, even if D returns to P', input: input(D('p'), S('s'), P('p'), recorded('both-changed', 'd')), state: 'conflict', tree: 's', evidence: 'p', conflict: 'both-changed' },
   { name: 'a recorded conflict settles when D and S converge', input: input(D('s'), S('s'), P('p'), recorded('both-changed', 'd')), state: 'synced', tree: 's', evidence: 's', settled: 'both-changed' },
-  { name: 'a recorded deleted-on-disk conflict settles when the workspace deletes too', input: input(ABSENT, null, P('p'), recorded('deleted-on-disk', null)), state: 'absent', tree: null, evidence: null, settled: 'deleted-on-disk' },
+  { name: 'a recorded deleted-on-disk conflict settles when the workspace deletes too', input: input(ABSENT, null, P('p'), recorded('deleted-on-disk', null)), state: 'absent', tree: null, evidence: 'absent', settled: 'deleted-on-disk' },
   { name: 'unobserved disk: unverified, nothing changes', input: input({ kind: 'unobservable', reason: 'Disk could not be checked: permission denied.' }, S('s'), P('p')), state: 'unverified', tree: 's', evidence: 'p' },
   { name: 'unobserved disk over a conflict: unverified, the conflict stays recorded', input: input({ kind: 'unobservable', reason: 'r' }, S('s'), P('p'), recorded('both-changed', 'd')), state: 'unverified', tree: 's', evidence: 'p', conflict: 'both-changed' },
   { name: 'a path sync gives up a draft for disk', input: input(D('p'), S('s'), P('p'), null, true), state: 'synced', tree: 'p', evidence: 'p', taken: 'text' },
-  { name: "a path sync takes disk's deletion over a conflict", input: input(ABSENT, S('s'), P('p'), recorded('deleted-on-disk', null), true), state: 'absent', tree: null, evidence: null, taken: 'deletion', settled: 'deleted-on-disk' },
+  { name: "a path sync takes disk's deletion over a conflict", input: input(ABSENT, S('s'), P('p'), recorded('deleted-on-disk', null), true), state: 'absent', tree: null, evidence: 'absent', taken: 'deletion', settled: 'deleted-on-disk' },
 ];
 
 function hashOfTree(t: TreeEntry | null): string | null {
   return t === null ? null : t.hash;
 }
 function idOfEvidence(p: Evidence | null): string | null {
-  return p === null ? null : p.kind === 'text' ? p.hash : p.id;
+  return p === null ? null : p.kind === 'text' ? p.hash : p.kind === 'opaque' ? p.id : 'absent';
 }
 
 describe('decide: one row per case of the rule', () => {
@@ -144,7 +149,7 @@ describe('decide: properties over every input', () => {
     fc.constant<DiskView>({ kind: 'unobservable', reason: 'r' }),
   );
   const treeArb = fc.option(hash.map((h) => S(h)), { nil: null });
-  const evidenceArb = fc.option(fc.oneof(hash.map((h) => P(h)), hash.map((h) => PBIN(`bin-${h}`))), { nil: null });
+  const evidenceArb = fc.option(fc.oneof(hash.map((h) => P(h)), hash.map((h) => PBIN(`bin-${h}`)), fc.constant<Evidence>({ kind: 'absent' })), { nil: null });
   const markArb = fc.option(
     fc.record({
       origin: fc.constantFrom<BranchMark['origin']>('workspace', 'disk', null),
@@ -185,10 +190,37 @@ describe('decide: properties over every input', () => {
         expect(hashOfTree(d.next.tree)).toBe(disk.kind === 'text' ? disk.hash : null);
         // ... and what it held was the store's side of the agreement, or disk's by origin.
         const p = i.evidence;
-        const storeSideOfP = p === null ? null : p.kind === 'text' ? p.hash : null;
-        const sWasAgreed = p !== null ? hashOfTree(i.tree) === storeSideOfP : i.tree === null || i.mark?.origin === 'disk';
+        const storeSideOfP = p !== null && p.kind === 'text' ? p.hash : null;
+        const tombstoned = i.tree === null && (i.mark?.tombstone ?? null) !== null;
+        const sWasAgreed = !tombstoned && (p !== null ? hashOfTree(i.tree) === storeSideOfP : i.tree === null || i.mark?.origin === 'disk');
         expect(sWasAgreed).toBe(true);
         expect(i.mark?.conflict ?? null).toBeNull();
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('a decision is a fixpoint: deciding again on its records with the same D changes nothing', () => {
+    fc.assert(
+      fc.property(inputArb, (i) => {
+        const first = decide(i);
+        const again = decide({ ...first.next, disk: i.disk });
+        expect(again.next).toEqual(first.next);
+        expect(again.state).toBe(first.state);
+        expect(again.taken).toBeNull();
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('a path sync over an observed disk leaves S holding what D holds', () => {
+    fc.assert(
+      fc.property(inputArb, (i) => {
+        if (i.disk.kind === 'unobservable') return;
+        const d = decide({ ...i, takeDisk: true });
+        expect(hashOfTree(d.next.tree)).toBe(i.disk.kind === 'text' ? i.disk.hash : null);
+        expect(d.next.mark?.conflict ?? null).toBeNull();
+        expect(['synced', 'absent', 'disk-only']).toContain(d.state);
       }),
       { numRuns: 3000 },
     );
@@ -202,7 +234,7 @@ describe('decide: properties over every input', () => {
         const after = idOfEvidence(d.next.evidence);
         if (after === before || after === null) return;
         const disk = i.disk;
-        expect(disk.kind === 'text' ? disk.hash : disk.kind === 'opaque' ? disk.id : null).toBe(after);
+        expect(disk.kind === 'text' ? disk.hash : disk.kind === 'opaque' ? disk.id : disk.kind).toBe(after);
         if (disk.kind === 'text') expect(hashOfTree(d.next.tree)).toBe(after);
         else expect(d.next.tree).toBeNull();
       }),

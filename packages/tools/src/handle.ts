@@ -67,15 +67,15 @@ async function dispatch(workspace: Workspace, name: ToolName, input: unknown, bu
     }
     case 'sync': {
       const c = checkInput('sync', input);
-      return c.ok ? sync(workspace, c.input) : refuse(c.error);
+      return c.ok ? sync(workspace, c.input, budget) : refuse(c.error);
     }
     case 'materialize': {
       const c = checkInput('materialize', input);
-      return c.ok ? materialize(workspace, c.input) : refuse(c.error);
+      return c.ok ? materialize(workspace, c.input, budget) : refuse(c.error);
     }
     case 'status': {
       const c = checkInput('status', input);
-      return c.ok ? status(workspace, c.input) : refuse(c.error);
+      return c.ok ? status(workspace, c.input, budget) : refuse(c.error);
     }
   }
 }

@@ -1,13 +1,15 @@
 /**
  * Mount reports in answers: what `commit`, `sync`, `materialize` and `status` said. The
- * one rule: a report is the mount's own words, passed on whole — the tools add the
- * mount's name, never reinterpret it — and an empty report adds nothing to an answer.
+ * one rule: a report is the mount's own words, never reinterpreted — the tools add the
+ * mount's name and, under a budget, shorten its lists to fit (saying so in a note); an
+ * empty report adds nothing to an answer.
  */
 import type { ToolInput } from './schemas.ts';
 import type { Mount, Report, Workspace } from './workspace.ts';
 import { pathOrMount } from './errors.ts';
 import { locate, mountNamed } from './paths.ts';
 import { type ToolResult, answer, refuse } from './result.ts';
+import { holdReport } from './hold.ts';
 
 /** `data` with the mount's report beside it, where the report says anything. */
 export function withReport<D extends object>(data: D, report: Report): D | (D & { report: Report }) {
@@ -40,6 +42,7 @@ async function perMount(
   tool: string,
   input: { path?: string; mount?: string },
   act: (mount: Mount, path: string | undefined) => Promise<Outcome>,
+  budget: number | undefined,
 ): Promise<ToolResult> {
   const chosen = targets(workspace, tool, input);
   if (!chosen.ok) return refuse(chosen.error);
@@ -49,23 +52,27 @@ async function perMount(
     if (!outcome.ok && chosen.targets.length === 1) return refuse(outcome.message);
     mounts.push({ mount: mount.name, ...(outcome.ok ? outcome.report : { refused: outcome.message }) });
   }
-  return answer({ mounts });
+  return answer(holdReport({ mounts }, budget));
 }
 
 /** `sync`: takes disk's changes in, for a path, a mount or every mount. */
-export function sync(workspace: Workspace, input: ToolInput<'sync'>): Promise<ToolResult> {
-  return perMount(workspace, 'sync', input, (mount, path) => mount.sync(path));
+export function sync(workspace: Workspace, input: ToolInput<'sync'>, budget?: number): Promise<ToolResult> {
+  return perMount(workspace, 'sync', input, (mount, path) => mount.sync(path), budget);
 }
 
 /** `materialize`: pushes drafts to disk, for a path, a mount or every mount. */
-export function materialize(workspace: Workspace, input: ToolInput<'materialize'>): Promise<ToolResult> {
+export function materialize(workspace: Workspace, input: ToolInput<'materialize'>, budget?: number): Promise<ToolResult> {
   const force = input.force ?? false;
-  return perMount(workspace, 'materialize', input, (mount, path) =>
-    mount.materialize({ ...(path === undefined ? {} : { path }), force }),
+  return perMount(
+    workspace,
+    'materialize',
+    input,
+    (mount, path) => mount.materialize({ ...(path === undefined ? {} : { path }), force }),
+    budget,
   );
 }
 
 /** `status`: each mount's own report (or one mount's). */
-export async function status(workspace: Workspace, input: ToolInput<'status'>): Promise<ToolResult> {
-  return perMount(workspace, 'status', input, async (mount) => ({ ok: true, report: await mount.status() }));
+export async function status(workspace: Workspace, input: ToolInput<'status'>, budget?: number): Promise<ToolResult> {
+  return perMount(workspace, 'status', input, async (mount) => ({ ok: true, report: await mount.status() }), budget);
 }

@@ -13,6 +13,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
   unlinkSync,
   writeSync,
@@ -33,7 +34,7 @@ import type {
 import { syncDirectory, TEMP_PREFIX } from './atomic-write.ts';
 import { containPath } from './contain.ts';
 import type { WalkRules } from './rules.ts';
-import { describeFsError, newTally, walk } from './walk.ts';
+import { describeFsError, newTally, visitTree } from './walk.ts';
 
 /** What a disk port needs to know about its mount. */
 export interface DiskOptions {
@@ -44,21 +45,19 @@ export interface DiskOptions {
   readonly walkCap: number;
 }
 
-type BigStats = ReturnType<typeof statSync> & { ino: bigint; mtimeNs: bigint; ctimeNs: bigint; dev: bigint };
-
-/** The metadata of a stat: the fingerprint is inode, size, mtime and ctime to the nanosecond. */
-export function metaOf(st: BigStats): FileMeta {
+/**
+ * The metadata of a stat. The fingerprint is inode, size, mtime and ctime; the times are
+ * milliseconds with their fraction (about 100 ns of resolution at today's dates), enough
+ * that a rewrite of the same size changes it, and cheaper than BigInt stats on a walk.
+ */
+export function metaOf(st: Stats): FileMeta {
   return {
-    size: Number(st.size),
-    mtimeMs: Number(st.mtimeMs),
-    ctimeMs: Number(st.ctimeMs),
-    mode: Number(st.mode) & 0o7777,
-    fingerprint: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ctimeMs: st.ctimeMs,
+    mode: st.mode & 0o7777,
+    fingerprint: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`,
   };
-}
-
-function bigStat(abs: string): BigStats {
-  return statSync(abs, { bigint: true }) as unknown as BigStats;
 }
 
 function isMissing(err: unknown): boolean {
@@ -72,7 +71,7 @@ export function diskPort(options: DiskOptions): DiskPort {
 
   function observeAbs(abs: string): Observation {
     try {
-      const st = bigStat(abs);
+      const st = statSync(abs);
       if (st.isDirectory()) return { kind: 'unobservable', reason: 'a directory is where the file was' };
       if (!st.isFile()) return { kind: 'unobservable', reason: 'it is not a regular file' };
       return { kind: 'file', meta: metaOf(st) };
@@ -100,7 +99,7 @@ export function diskPort(options: DiskOptions): DiskPort {
   return {
     async locateRoot(): Promise<RootLocation> {
       try {
-        const st = bigStat(root);
+        const st = statSync(root);
         if (!st.isDirectory()) return { kind: 'unavailable', reason: `the mount root ${root} is not a directory` };
         accessSync(root, constants.R_OK | constants.X_OK); // readable and searchable, without listing it
         return { kind: 'available', identity: `${st.dev}:${st.ino}` };
@@ -130,7 +129,7 @@ export function diskPort(options: DiskOptions): DiskPort {
           return { kind: 'unobservable', reason: describeFsError(err) };
         }
         try {
-          const before = fstatSync(fd, { bigint: true }) as unknown as BigStats;
+          const before = fstatSync(fd);
           if (before.isDirectory()) return { kind: 'unobservable', reason: 'a directory is where the file was' };
           if (!before.isFile()) return { kind: 'unobservable', reason: 'it is not a regular file' };
           const meta = metaOf(before);
@@ -142,7 +141,7 @@ export function diskPort(options: DiskOptions): DiskPort {
             if (n === 0) break;
             off += n;
           }
-          const after = metaOf(fstatSync(fd, { bigint: true }) as unknown as BigStats);
+          const after = metaOf(fstatSync(fd));
           if (off === bytes.length && after.fingerprint === meta.fingerprint) return { kind: 'file', meta, bytes };
           // The file changed while it was read: read it again.
         } catch (err) {
@@ -162,7 +161,7 @@ export function diskPort(options: DiskOptions): DiskPort {
       const unreadable: { path: string; reason: string }[] = [];
       const where = place(dir);
       if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.reason }], incomplete: null };
-      const entries = walk(
+      visitTree(
         {
           root,
           from: dir,
@@ -172,18 +171,18 @@ export function diskPort(options: DiskOptions): DiskPort {
           onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }),
         },
         tally,
+        (path, kind) => {
+          if (kind === 'directory') {
+            directories.push(path);
+            return;
+          }
+          try {
+            files.push({ path, meta: metaOf(statSync(`${root}/${path}`)) });
+          } catch (err) {
+            if (!isMissing(err)) unreadable.push({ path, reason: describeFsError(err) });
+          }
+        },
       );
-      for (const e of entries) {
-        if (e.kind === 'directory') {
-          directories.push(e.path);
-          continue;
-        }
-        try {
-          files.push({ path: e.path, meta: metaOf(bigStat(join(root, e.path))) });
-        } catch (err) {
-          if (!isMissing(err)) unreadable.push({ path: e.path, reason: describeFsError(err) });
-        }
-      }
       unreadable.push(...tally.unreadable);
       return { files, directories, passedOver, unreadable, incomplete: tally.incomplete ?? null };
     },
@@ -215,7 +214,7 @@ export function diskPort(options: DiskOptions): DiskPort {
           return { kind: 'refused', now };
         }
         renameSync(tmp, where.abs);
-        return { kind: 'done', meta: metaOf(bigStat(where.abs)) };
+        return { kind: 'done', meta: metaOf(statSync(where.abs)) };
       } catch (err) {
         rmSync(tmp, { force: true });
         return { kind: 'failed', reason: describeFsError(err) };

@@ -6,7 +6,6 @@
  * reads a file's bytes — the caller decides what to read.
  */
 import { type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { isInside } from './contain.ts';
 import type { PassedOverReason, WalkRules } from './rules.ts';
 
@@ -65,8 +64,12 @@ export function describeFsError(err: unknown): string {
   }
 }
 
-/** Walks beneath `from`, yielding entries in path order, counting into `tally`. */
-export function* walk(options: WalkOptions, tally: WalkTally): Generator<WalkEntry> {
+/**
+ * Walks beneath `from`, telling `visit` of each entry in path order and counting what it
+ * passes over into `tally`. A plain recursion (no generators): a walk of a large mount
+ * runs this once per entry, so it stays cheap.
+ */
+export function visitTree(options: WalkOptions, tally: WalkTally, visit: (path: string, kind: 'file' | 'directory') => void): void {
   const { root, rules, followSymlinks, cap } = options;
   let seen = 0;
   const visited = new Set<string>();
@@ -75,11 +78,11 @@ export function* walk(options: WalkOptions, tally: WalkTally): Generator<WalkEnt
     options.onPassOver?.(path, reason, directory);
   };
 
-  function* dir(rel: string): Generator<WalkEntry> {
-    const abs = rel === '' ? root : join(root, rel);
+  const dir = (rel: string): boolean => {
+    const abs = rel === '' ? root : `${root}/${rel}`;
     if (followSymlinks) {
       const real = realpathSync(abs);
-      if (visited.has(real)) return;
+      if (visited.has(real)) return true;
       visited.add(real);
     }
     let dirents: Dirent[];
@@ -87,11 +90,15 @@ export function* walk(options: WalkOptions, tally: WalkTally): Generator<WalkEnt
       dirents = readdirSync(abs, { withFileTypes: true });
     } catch (err) {
       tally.unreadable.push({ path: rel, reason: describeFsError(err) });
-      return;
+      return true;
     }
-    const children: { name: string; kind: 'file' | 'directory'; key: string }[] = [];
+    const prefix = rel === '' ? '' : `${rel}/`;
+    // Sort keys: a "/" after each subdirectory's name makes the depth-first order the
+    // plain string order of whole paths.
+    const keys: string[] = [];
+    const kinds = new Map<string, 'file' | 'directory'>();
     for (const d of dirents) {
-      const childRel = rel === '' ? d.name : `${rel}/${d.name}`;
+      const childRel = prefix + d.name;
       let kind: 'file' | 'directory' | undefined;
       if (d.isFile()) kind = 'file';
       else if (d.isDirectory()) kind = 'directory';
@@ -101,7 +108,7 @@ export function* walk(options: WalkOptions, tally: WalkTally): Generator<WalkEnt
           continue;
         }
         try {
-          const real = realpathSync(join(abs, d.name));
+          const real = realpathSync(`${abs}/${d.name}`);
           if (!isInside(root, real)) {
             count('symbolic link leading outside the mount', childRel, false);
             continue;
@@ -121,22 +128,31 @@ export function* walk(options: WalkOptions, tally: WalkTally): Generator<WalkEnt
         count(reason, childRel, kind === 'directory');
         continue;
       }
-      children.push({ name: d.name, kind, key: kind === 'directory' ? `${d.name}/` : d.name });
+      const key = kind === 'directory' ? `${d.name}/` : d.name;
+      keys.push(key);
+      kinds.set(key, kind);
     }
-    // Sorting a directory's names with a "/" after each subdirectory's makes the
-    // depth-first order the plain string order of whole paths.
-    children.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    for (const c of children) {
+    keys.sort();
+    for (const key of keys) {
       if (seen >= cap) {
         tally.incomplete ??= `the walk stopped after ${cap} entries (the cap); narrow it to a directory`;
-        return;
+        return false;
       }
       seen++;
-      const childRel = rel === '' ? c.name : `${rel}/${c.name}`;
-      yield { path: childRel, kind: c.kind };
-      if (c.kind === 'directory' && !options.shallow) yield* dir(childRel);
+      const kind = kinds.get(key)!;
+      const childRel = prefix + (kind === 'directory' ? key.slice(0, -1) : key);
+      visit(childRel, kind);
+      if (kind === 'directory' && !options.shallow && !dir(childRel)) return false;
     }
-  }
+    return true;
+  };
 
-  yield* dir(options.from);
+  dir(options.from);
+}
+
+/** Every entry beneath `from`, in path order (see {@link visitTree}). */
+export function walk(options: WalkOptions, tally: WalkTally): WalkEntry[] {
+  const entries: WalkEntry[] = [];
+  visitTree(options, tally, (path, kind) => entries.push({ path, kind }));
+  return entries;
 }

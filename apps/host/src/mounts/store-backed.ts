@@ -331,7 +331,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
               await pass({ kind: 'paths', paths: [ch.path] });
               rec = store.read(branch, config.name, ch.path);
             }
-            if (rec.evidence === null && rec.tree === null) return refuse(words.missing(ch.path));
+            const diskHadIt = rec.evidence !== null && rec.evidence.kind !== 'absent';
+            if (!diskHadIt && rec.tree === null) return refuse(words.missing(ch.path));
           }
         }
         reconciler.recordDrafts(changes.map((c) => ({ path: c.path, bytes: c.bytes })));

@@ -81,6 +81,9 @@ function existingVersion(path: string): number {
   }
 }
 
+/** `path` is the directory `?3` or beneath it (`''`: every path). */
+const UNDER = "(?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))";
+
 /** One path's four records as a row: the tree entry as a JSON array, the rest as JSON text. */
 interface RecordsRow {
   readonly tree: string | null;
@@ -109,6 +112,9 @@ export class SqliteStore implements StorePort {
   readonly path: string;
   private readonly db: Database;
   private readonly q: Record<string, Statement>;
+  /** Writes made through this connection, so a cached scan knows it is stale. */
+  private writes = 0;
+  private scanCache: { key: string; writes: number; dataVersion: number; paths: readonly StoredPath[] } | undefined;
 
   constructor(path: string, db: Database) {
     this.path = path;
@@ -123,21 +129,13 @@ export class SqliteStore implements StorePort {
         (SELECT record FROM marks WHERE branch = ?1 AND mount = ?2 AND path = ?3) AS mark,
         (SELECT record FROM evidence WHERE mount = ?2 AND path = ?3) AS evidence,
         (SELECT record FROM pending WHERE mount = ?2 AND path = ?3) AS pending`),
-      // Every recorded path beneath a directory with its four records, in one statement.
-      scan: prepare(`
-        WITH paths(path) AS (
-          SELECT path FROM tree WHERE branch = ?1 AND mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
-          UNION SELECT path FROM marks WHERE branch = ?1 AND mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
-          UNION SELECT path FROM evidence WHERE mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))
-          UNION SELECT path FROM pending WHERE mount = ?2 AND (?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0')))
-        SELECT paths.path AS path,
-          CASE WHEN t.hash IS NULL THEN NULL ELSE json_array(t.hash, t.size, t.mode) END AS tree,
-          m.record AS mark, e.record AS evidence, pe.record AS pending
-        FROM paths
-        LEFT JOIN tree t ON t.branch = ?1 AND t.mount = ?2 AND t.path = paths.path
-        LEFT JOIN marks m ON m.branch = ?1 AND m.mount = ?2 AND m.path = paths.path
-        LEFT JOIN evidence e ON e.mount = ?2 AND e.path = paths.path
-        LEFT JOIN pending pe ON pe.mount = ?2 AND pe.path = paths.path`),
+      // A directory's records, one range scan per table (merged by path in JS: cheaper
+      // than a UNION and four joins). `?3` is the directory; '' means the whole mount.
+      scanTree: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER}`),
+      scanMarks: prepare(`SELECT path, record FROM marks WHERE branch = ?1 AND mount = ?2 AND ${UNDER}`),
+      scanEvidence: prepare(`SELECT path, record FROM evidence WHERE mount = ?2 AND ${UNDER}`),
+      scanPending: prepare(`SELECT path, record FROM pending WHERE mount = ?2 AND ${UNDER}`),
+      dataVersion: prepare('PRAGMA data_version'),
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
       getBlob: prepare('SELECT bytes FROM blobs WHERE hash = ?'),
       putBlob: prepare('INSERT OR IGNORE INTO blobs (hash, size, bytes) VALUES (?, ?, ?)'),
@@ -166,8 +164,13 @@ export class SqliteStore implements StorePort {
     };
   }
 
-  /** Opens a write transaction at the first write after a barrier. */
+  /** Opens a write transaction at the first write after a barrier; counts writes for the scan cache. */
   private write(): void {
+    this.writes++;
+    this.begin();
+  }
+
+  private begin(): void {
     if (!this.db.inTransaction) this.db.run('BEGIN IMMEDIATE');
   }
 
@@ -179,10 +182,40 @@ export class SqliteStore implements StorePort {
     return storedPath(path, this.q.records.get(branch, mount, path) as RecordsRow);
   }
 
-  *scan(branch: string, mount: string, dir: string): Iterable<StoredPath> {
-    for (const row of this.q.scan.all(branch, mount, dir) as (RecordsRow & { path: string })[]) {
-      yield storedPath(row.path, row);
+  scan(branch: string, mount: string, dir: string): Iterable<StoredPath> {
+    // A pass scans a directory twice (to gather, then to decide); the second is served
+    // from this cache unless anything was written since, here or by another connection.
+    const version = (this.q.dataVersion.get() as { data_version: number }).data_version;
+    const key = `${branch}\u0000${mount}\u0000${dir}`;
+    const cached = this.scanCache;
+    if (cached && cached.key === key && cached.writes === this.writes && cached.dataVersion === version) return cached.paths;
+    const rows = new Map<string, { tree: TreeEntry | null; mark: string | null; evidence: string | null; pending: string | null }>();
+    const at = (path: string) => {
+      let row = rows.get(path);
+      if (row === undefined) {
+        row = { tree: null, mark: null, evidence: null, pending: null };
+        rows.set(path, row);
+      }
+      return row;
+    };
+    for (const r of this.q.scanTree.all(branch, mount, dir) as { path: string; hash: string; size: number; mode: number | null }[]) {
+      at(r.path).tree = { hash: r.hash, size: r.size, mode: r.mode };
     }
+    for (const r of this.q.scanMarks.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).mark = r.record;
+    for (const r of this.q.scanEvidence.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).evidence = r.record;
+    for (const r of this.q.scanPending.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).pending = r.record;
+    const paths: StoredPath[] = [];
+    for (const [path, row] of rows) {
+      paths.push({
+        path,
+        tree: row.tree,
+        mark: row.mark === null ? null : (JSON.parse(row.mark) as BranchMark),
+        evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as Evidence),
+        pending: row.pending === null ? null : (JSON.parse(row.pending) as PendingEffect),
+      });
+    }
+    this.scanCache = { key, writes: this.writes, dataVersion: version, paths };
+    return paths;
   }
 
   *pendingPaths(mount: string): Iterable<string> {
@@ -197,7 +230,8 @@ export class SqliteStore implements StorePort {
   putBlob(hash: Hash, bytes: Uint8Array): void {
     // Blobs join the open transaction (one commit per barrier, not one fsync per blob);
     // the store lock keeps other processes from waiting on it while a pass reads disk.
-    this.write();
+    // A blob changes no record, so a cached scan stays good.
+    this.begin();
     this.q.putBlob.run(hash, bytes.length, bytes);
   }
 
@@ -266,6 +300,7 @@ export class SqliteStore implements StorePort {
   createBranch(name: string): void {
     const from = this.selectedBranch();
     this.barrier();
+    this.writes++;
     this.db.transaction(() => {
       this.db.run('INSERT INTO branches (name, created_at, created_from) VALUES (?, ?, ?)', [name, Date.now(), from]);
       this.db.run('INSERT INTO tree (branch, mount, path, hash, size, mode, seq) SELECT ?, mount, path, hash, size, mode, seq FROM tree WHERE branch = ?', [name, from]);
@@ -276,6 +311,7 @@ export class SqliteStore implements StorePort {
   /** Selects another branch (durably). */
   selectBranch(name: string): void {
     this.barrier();
+    this.writes++;
     this.q.setSelected.run(name);
   }
 

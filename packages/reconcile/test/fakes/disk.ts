@@ -55,6 +55,10 @@ export class FakeDisk implements DiskPort {
   readonly violations: string[] = [];
   /** Called at every observation (tests switch branches here). */
   onObserve: (() => void) | null = null;
+  /** Called when a gather starts (each pass locates the root first). */
+  onLocateRoot: (() => void) | null = null;
+  /** Awaited by each effect before it acts (tests hold a push in flight with it). */
+  effectGate: Promise<void> | null = null;
   /** Called before each effect's check (tests make a person's concurrent edit here). */
   beforeEffect: ((path: string) => void) | null = null;
   /** A contract check run at every call (e.g. the store holds no unbarriered record). */
@@ -148,6 +152,7 @@ export class FakeDisk implements DiskPort {
 
   async locateRoot(): Promise<RootLocation> {
     this.tick('locateRoot');
+    this.onLocateRoot?.();
     this.onObserve?.();
     return this.rootAvailable
       ? { kind: 'available', identity: this.rootIdentity }
@@ -189,14 +194,15 @@ export class FakeDisk implements DiskPort {
     const passedOver = new Map<string, { path: string; reason: string; directory: boolean }>();
     const unreadable = new Map<string, { path: string; reason: string }>();
     let incomplete: string | null = null;
-    const paths = [...this.current.keys()].filter((p) => dir === '' || p.startsWith(`${dir}/`)).sort();
-    for (const path of paths) {
-      const v = this.current.get(path)!;
-      if (v.bytes === null) continue;
+    const prefix = dir === '' ? '' : `${dir}/`;
+    const first = dir === '' ? 1 : dir.split('/').length + 1;
+    for (const [path, v] of this.current) {
+      if (v.bytes === null || !path.startsWith(prefix)) continue;
       const parts = path.split('/');
       let skip = false;
-      for (let i = dir === '' ? 1 : dir.split('/').length + 1; i < parts.length && !skip; i++) {
-        const d = parts.slice(0, i).join('/');
+      let d = parts.slice(0, first - 1).join('/');
+      for (let i = first; i < parts.length && !skip; i++) {
+        d = d === '' ? parts[i - 1] : `${d}/${parts[i - 1]}`;
         if (this.unreadableDirs.has(d)) {
           unreadable.set(d, { path: d, reason: 'permission denied' });
           skip = true;
@@ -239,6 +245,7 @@ export class FakeDisk implements DiskPort {
   async write(path: string, bytes: Uint8Array, options: { mode: number | null; expect: Expectation }): Promise<WriteResult> {
     this.tick('write');
     this.counts.write++;
+    if (this.effectGate) await this.effectGate;
     this.beforeEffect?.(path);
     if (!this.rootAvailable) return { kind: 'failed', reason: 'the mount root is missing' };
     const refused = this.check(path, options.expect);

@@ -11,11 +11,10 @@ export class Crash extends Error {
   }
 }
 
-/** A countdown to a crash, and the count of step boundaries seen. */
+/** A countdown to a crash. */
 export class Faults {
   private countdown: number | null = null;
   dead = false;
-  steps = 0;
 
   /** Crash at the `n`-th step boundary from now (1: the next one). */
   arm(n: number): void {
@@ -29,7 +28,6 @@ export class Faults {
   /** A step boundary. */
   tick(where: string): void {
     if (this.dead) throw new Crash(`${where} (after death)`);
-    this.steps++;
     if (this.countdown !== null && --this.countdown <= 0) {
       this.countdown = null;
       this.dead = true;

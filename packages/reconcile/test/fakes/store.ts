@@ -6,52 +6,54 @@
 import type { BranchMark, Evidence, Hash, PendingEffect, StorePort, StoredPath, TreeEntry } from '../../src/index.ts';
 import type { Faults } from './faults.ts';
 
+/** Everything kept for one (mount, path), like one indexed row per table. */
+interface Row {
+  evidence: Evidence | null;
+  pending: PendingEffect | null;
+  trees: Map<string, TreeEntry>;
+  marks: Map<string, BranchMark>;
+}
+
 interface State {
   selected: string;
-  trees: Map<string, Map<string, TreeEntry>>;
-  marks: Map<string, Map<string, BranchMark>>;
-  evidence: Map<string, Evidence>;
-  pending: Map<string, PendingEffect>;
+  branches: string[];
+  rows: Map<string, Map<string, Row>>;
   blobs: Map<Hash, Uint8Array>;
   roots: Map<string, string>;
 }
 
 type Op =
-  | { t: 'tree'; branch: string; key: string; value: TreeEntry | null }
-  | { t: 'mark'; branch: string; key: string; value: BranchMark | null }
-  | { t: 'evidence'; key: string; value: Evidence | null }
-  | { t: 'pending'; key: string; value: PendingEffect | null }
+  | { t: 'tree'; branch: string; mount: string; path: string; value: TreeEntry | null }
+  | { t: 'mark'; branch: string; mount: string; path: string; value: BranchMark | null }
+  | { t: 'evidence'; mount: string; path: string; value: Evidence | null }
+  | { t: 'pending'; mount: string; path: string; value: PendingEffect | null }
   | { t: 'blob'; key: string; value: Uint8Array }
   | { t: 'root'; key: string; value: string };
 
-const SEP = '\u0000';
-const keyOf = (mount: string, path: string) => `${mount}${SEP}${path}`;
-const pathOf = (key: string) => key.slice(key.indexOf(SEP) + 1);
-const mountOf = (key: string) => key.slice(0, key.indexOf(SEP));
-
 function emptyState(branch: string): State {
-  return {
-    selected: branch,
-    trees: new Map([[branch, new Map()]]),
-    marks: new Map([[branch, new Map()]]),
-    evidence: new Map(),
-    pending: new Map(),
-    blobs: new Map(),
-    roots: new Map(),
-  };
+  return { selected: branch, branches: [branch], rows: new Map(), blobs: new Map(), roots: new Map() };
+}
+
+function cloneRow(r: Row): Row {
+  return { evidence: r.evidence, pending: r.pending, trees: new Map(r.trees), marks: new Map(r.marks) };
 }
 
 function clone(s: State): State {
-  const copyBranches = <V>(m: Map<string, Map<string, V>>) => new Map([...m].map(([b, t]) => [b, new Map(t)] as const));
   return {
     selected: s.selected,
-    trees: copyBranches(s.trees),
-    marks: copyBranches(s.marks),
-    evidence: new Map(s.evidence),
-    pending: new Map(s.pending),
+    branches: [...s.branches],
+    rows: new Map([...s.rows].map(([m, rows]) => [m, new Map([...rows].map(([p, r]) => [p, cloneRow(r)] as const))] as const)),
     blobs: new Map(s.blobs),
     roots: new Map(s.roots),
   };
+}
+
+function rowOf(s: State, mount: string, path: string): Row {
+  let rows = s.rows.get(mount);
+  if (!rows) s.rows.set(mount, (rows = new Map()));
+  let row = rows.get(path);
+  if (!row) rows.set(path, (row = { evidence: null, pending: null, trees: new Map(), marks: new Map() }));
+  return row;
 }
 
 function put<V>(m: Map<string, V>, key: string, value: V | null): void {
@@ -62,16 +64,16 @@ function put<V>(m: Map<string, V>, key: string, value: V | null): void {
 function apply(s: State, op: Op): void {
   switch (op.t) {
     case 'tree':
-      put(s.trees.get(op.branch)!, op.key, op.value);
+      put(rowOf(s, op.mount, op.path).trees, op.branch, op.value);
       break;
     case 'mark':
-      put(s.marks.get(op.branch)!, op.key, op.value);
+      put(rowOf(s, op.mount, op.path).marks, op.branch, op.value);
       break;
     case 'evidence':
-      put(s.evidence, op.key, op.value);
+      rowOf(s, op.mount, op.path).evidence = op.value;
       break;
     case 'pending':
-      put(s.pending, op.key, op.value);
+      rowOf(s, op.mount, op.path).pending = op.value;
       break;
     case 'blob':
       s.blobs.set(op.key, op.value);
@@ -115,41 +117,25 @@ export class FakeStore implements StorePort {
   }
 
   read(branch: string, mount: string, path: string): StoredPath {
-    const key = keyOf(mount, path);
-    return {
-      path,
-      tree: this.now.trees.get(branch)?.get(key) ?? null,
-      mark: this.now.marks.get(branch)?.get(key) ?? null,
-      evidence: this.now.evidence.get(key) ?? null,
-      pending: this.now.pending.get(key) ?? null,
-    };
+    const row = this.now.rows.get(mount)?.get(path);
+    if (!row) return { path, tree: null, mark: null, evidence: null, pending: null };
+    return { path, tree: row.trees.get(branch) ?? null, mark: row.marks.get(branch) ?? null, evidence: row.evidence, pending: row.pending };
   }
 
-  *scan(branch: string, mount: string, dir: string): Iterable<StoredPath> {
-    const seen = new Set<string>();
-    const prefix = `${mount}${SEP}`;
-    const within = (key: string) => {
-      if (!key.startsWith(prefix)) return false;
-      const p = pathOf(key);
-      return dir === '' || p === dir || p.startsWith(`${dir}/`);
-    };
-    const tables: Iterable<string>[] = [
-      this.now.trees.get(branch)?.keys() ?? [],
-      this.now.marks.get(branch)?.keys() ?? [],
-      this.now.evidence.keys(),
-      this.now.pending.keys(),
-    ];
-    for (const keys of tables) {
-      for (const key of keys) {
-        if (seen.has(key) || !within(key)) continue;
-        seen.add(key);
-        yield this.read(branch, mount, pathOf(key));
-      }
+  scan(branch: string, mount: string, dir: string): Iterable<StoredPath> {
+    const out: StoredPath[] = [];
+    const prefix = `${dir}/`;
+    for (const [path, row] of this.now.rows.get(mount) ?? []) {
+      if (dir !== '' && path !== dir && !path.startsWith(prefix)) continue;
+      const tree = row.trees.get(branch) ?? null;
+      const mark = row.marks.get(branch) ?? null;
+      if (tree || mark || row.evidence || row.pending) out.push({ path, tree, mark, evidence: row.evidence, pending: row.pending });
     }
+    return out;
   }
 
   *pendingPaths(mount: string): Iterable<string> {
-    for (const key of this.now.pending.keys()) if (mountOf(key) === mount) yield pathOf(key);
+    for (const [path, row] of this.now.rows.get(mount) ?? []) if (row.pending) yield path;
   }
 
   getBlob(hash: Hash): Uint8Array | null {
@@ -162,19 +148,19 @@ export class FakeStore implements StorePort {
   }
 
   setTree(branch: string, mount: string, path: string, entry: TreeEntry | null): void {
-    this.write({ t: 'tree', branch, key: keyOf(mount, path), value: entry });
+    this.write({ t: 'tree', branch, mount, path, value: entry });
   }
 
   setEvidence(mount: string, path: string, evidence: Evidence | null): void {
-    this.write({ t: 'evidence', key: keyOf(mount, path), value: evidence });
+    this.write({ t: 'evidence', mount, path, value: evidence });
   }
 
   setPending(mount: string, path: string, pending: PendingEffect | null): void {
-    this.write({ t: 'pending', key: keyOf(mount, path), value: pending });
+    this.write({ t: 'pending', mount, path, value: pending });
   }
 
   setMark(branch: string, mount: string, path: string, mark: BranchMark | null): void {
-    this.write({ t: 'mark', branch, key: keyOf(mount, path), value: mark });
+    this.write({ t: 'mark', branch, mount, path, value: mark });
   }
 
   rootIdentity(mount: string): string | null {
@@ -206,14 +192,21 @@ export class FakeStore implements StorePort {
 
   /** Branches, in creation order. */
   branches(): string[] {
-    return [...this.now.trees.keys()];
+    return [...this.now.branches];
   }
 
   /** Creates `name` from the selected branch: its tree and its marks. */
   createBranch(name: string): void {
-    for (const s of [this.now, this.durable]) {
-      s.trees.set(name, new Map(s.trees.get(s.selected)));
-      s.marks.set(name, new Map(s.marks.get(s.selected)));
+    for (const st of [this.now, this.durable]) {
+      st.branches.push(name);
+      for (const rows of st.rows.values()) {
+        for (const row of rows.values()) {
+          const tree = row.trees.get(st.selected);
+          const mark = row.marks.get(st.selected);
+          if (tree) row.trees.set(name, tree);
+          if (mark) row.marks.set(name, mark);
+        }
+      }
     }
   }
 
@@ -226,19 +219,21 @@ export class FakeStore implements StorePort {
   /** S on `branch` for every path of `mount` (for model checks). */
   tree(branch: string, mount: string): Map<string, TreeEntry> {
     const out = new Map<string, TreeEntry>();
-    for (const [key, entry] of this.now.trees.get(branch) ?? []) if (mountOf(key) === mount) out.set(pathOf(key), entry);
+    for (const [path, row] of this.now.rows.get(mount) ?? []) {
+      const entry = row.trees.get(branch);
+      if (entry) out.set(path, entry);
+    }
     return out;
   }
 
   /** Every record but blobs, as JSON (to check that something decided nothing). */
   recordsSnapshot(): string {
-    const s = this.now;
-    const flat = (m: Map<string, unknown>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
-    return JSON.stringify({
-      trees: [...s.trees].map(([b, t]) => [b, flat(t)]),
-      marks: [...s.marks].map(([b, t]) => [b, flat(t)]),
-      evidence: flat(s.evidence),
-      pending: flat(s.pending),
-    });
+    const rows: unknown[] = [];
+    for (const [mount, byPath] of this.now.rows) {
+      for (const [path, row] of [...byPath].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        rows.push([mount, path, row.evidence, row.pending, [...row.trees].sort(), [...row.marks].sort()]);
+      }
+    }
+    return JSON.stringify(rows);
   }
 }
