@@ -76,7 +76,8 @@ export async function serveMcpStdio(config: HostConfig): Promise<void> {
       server.onclose = () => done('transport closed');
     }),
   ]);
-  await server.connect(new StdioServerTransport());
+  // The SDK's default (10 MiB) would close the transport on a large `write`; allow what HTTP allows.
+  await server.connect(new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: bodyLimit(config) }));
   log(`MCP on stdio; mounts: ${describeMounts(config)}`);
   const why = await stopped;
   // Calls already made finish, so their answers (and their drafts) are not cut off.
@@ -98,8 +99,9 @@ function rpcError(status: number, message: string): Response {
 }
 
 /**
- * The largest request body the server reads: room for a `write` of the largest file a
- * mount stores, even where JSON escapes every byte (`\u0000` is six characters).
+ * The largest message the server reads (an HTTP body, a line on stdin): room for a
+ * `write` of the largest file a mount stores, even where JSON escapes every byte
+ * (`\u0001` is six characters).
  */
 function bodyLimit(config: HostConfig): number {
   const largest = Math.max(0, ...config.mounts.map((m) => m.maxFileSize));

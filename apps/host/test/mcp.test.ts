@@ -116,6 +116,14 @@ describe('ws mcp on stdio', () => {
     expect(page.data.note).toContain(`offset=${page.data.toLine + 1}`);
   });
 
+  test("a write whose message is larger than the SDK's 10 MiB default still fits through stdio", async () => {
+    // 2,000,000 control characters: a 2 MB file, a 12 MB message.
+    const content = '\u0001'.repeat(2_000_000);
+    const written = await mcpCall(session.client, 'write', { path: 'plain/controls.txt', content });
+    expect(written.isError).toBe(false);
+    expect(readFileSync(w.disk('plain/controls.txt'), 'utf8')).toBe(content);
+  });
+
   test('the server logs on stderr', () => {
     expect(session.stderr()).toContain('ws: MCP on stdio; mounts: work = ');
   });
@@ -214,6 +222,17 @@ describe('ws serve over Streamable HTTP', () => {
     const client = await connectHttp(serving.url);
     try {
       await agentRoundTrip(client, w);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a write whose body is larger than the SDK's 4 MiB default still fits through HTTP", async () => {
+    const client = await connectHttp(serving.url);
+    try {
+      const content = '\u0001'.repeat(2_000_000);
+      expect((await mcpCall(client, 'write', { path: 'plain/controls.txt', content })).isError).toBe(false);
+      expect(readFileSync(w.disk('plain/controls.txt'), 'utf8')).toBe(content);
     } finally {
       await client.close();
     }
