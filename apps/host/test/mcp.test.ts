@@ -4,8 +4,11 @@
  * the read, materialize) leaves exactly the bytes a person expects on disk.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { tempDir } from './fixtures.ts';
 import {
   CLI,
   connectHttp,
@@ -269,6 +272,33 @@ describe('ws serve over Streamable HTTP', () => {
     expect(list.status).toBe(400);
     expect((await fetch(serving.url.replace('/mcp', '/other'))).status).toBe(404);
     expect((await fetch(serving.url, { headers: { 'mcp-session-id': 'no-such-session' } })).status).toBe(404);
+  });
+});
+
+describe('ws serve on the embedded default', () => {
+  test('with no config it serves the working directory as work, and the stdio line it prints starts a server a client reads through', async () => {
+    const dir = tempDir('ws-default-');
+    writeFileSync(join(dir, 'hello.txt'), 'hello from the default\n');
+    const serving = await startServe(undefined, dir);
+    try {
+      expect(serving.stdout()).toContain(`mounts: work = ${dir} (store, watch on-tool-call)`);
+      const client = await connectHttp(serving.url);
+      expect((await mcpCall(client, 'read', { path: 'work/hello.txt' })).data.content).toBe('1\thello from the default');
+      await client.close();
+
+      const line = serving.stdout().split('\n').find((l) => l.startsWith('or let the client start it on stdio: '));
+      const spawned = JSON.parse(line!.slice(line!.indexOf('{'))).mcpServers.ws as { command: string; args: string[] };
+      expect(spawned).toEqual({ command: 'bun', args: ['--cwd', dir, CLI, 'mcp'] });
+      // A client starts it from anywhere: --cwd is what makes it mount the right directory.
+      const transport = new StdioClientTransport({ command: spawned.command, args: spawned.args, cwd: tempDir(), stderr: 'ignore' });
+      const other = new Client({ name: 'ws-test', version: '1.0.0' });
+      await other.connect(transport);
+      expect((await mcpCall(other, 'read', { path: 'work/hello.txt' })).data.content).toBe('1\thello from the default');
+      await other.close();
+    } finally {
+      await serving.stop();
+    }
+    expect(existsSync(join(dir, '.ws/store.sqlite'))).toBe(true);
   });
 });
 

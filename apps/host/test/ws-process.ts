@@ -116,9 +116,10 @@ async function gather(stream: ReadableStream<Uint8Array>, into: (text: string) =
   for await (const chunk of stream) into(decoder.decode(chunk, { stream: true }));
 }
 
-/** Starts `ws --config CONFIG serve --port 0` and waits for the URL it prints. */
-export async function startServe(config: string, cwd: string): Promise<Serving> {
-  const proc = Bun.spawn(['bun', CLI, '--config', config, 'serve', '--port', '0'], { cwd, stdout: 'pipe', stderr: 'pipe' });
+/** Starts `ws --config CONFIG serve --port 0` (no config: the embedded default) and waits for the URL it prints. */
+export async function startServe(config: string | undefined, cwd: string): Promise<Serving> {
+  const configArgs = config === undefined ? [] : ['--config', config];
+  const proc = Bun.spawn(['bun', CLI, ...configArgs, 'serve', '--port', '0'], { cwd, stdout: 'pipe', stderr: 'pipe' });
   let out = '';
   let err = '';
   let announced!: (url: string) => void;
