@@ -21,7 +21,7 @@ export const MCP_PATH = '/mcp';
 const DRAIN_MS = 10_000;
 
 /** One log line on stderr. */
-export function log(line: string): void {
+function log(line: string): void {
   process.stderr.write(`ws: ${line}\n`);
 }
 
