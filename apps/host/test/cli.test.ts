@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { tempDir } from './fixtures.ts';
 import { CLI, makeWorkspace, type Ran, ws, wsCall } from './ws-process.ts';
 
-// Each test starts real `ws` processes; on a busy machine that takes seconds, not milliseconds.
-setDefaultTimeout(60_000);
+// Each test starts real `ws` processes, which takes seconds on a busy machine; as the package's test script allows, even when a file is run alone.
+setDefaultTimeout(120_000);
 
 /** A bad-usage answer: exit 2, nothing on stdout, one line on stderr, no stack trace. */
 function expectOneLine(ran: Ran): string {

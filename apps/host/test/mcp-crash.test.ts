@@ -7,8 +7,8 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readFileSync, watch } from 'node:fs';
 import { connectStdio, makeWorkspace, mcpCall } from './ws-process.ts';
 
-// Each test starts real `ws` processes; on a busy machine that takes seconds, not milliseconds.
-setDefaultTimeout(60_000);
+// Each test starts real `ws` processes, which takes seconds on a busy machine; as the package's test script allows, even when a file is run alone.
+setDefaultTimeout(120_000);
 
 const content = (i: number) => `draft ${i}\r\n${'text '.repeat(i % 50)}\r\n`;
 const name = (i: number) => `f${String(i).padStart(3, '0')}.txt`;

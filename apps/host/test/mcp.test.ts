@@ -23,8 +23,8 @@ import {
   wsCall,
 } from './ws-process.ts';
 
-// Each test starts real `ws` processes; on a busy machine that takes seconds, not milliseconds.
-setDefaultTimeout(60_000);
+// Each test starts real `ws` processes, which takes seconds on a busy machine; as the package's test script allows, even when a file is run alone.
+setDefaultTimeout(120_000);
 
 const BOM = '\uFEFF';
 const WIN = `${BOM}one\r\ntwo\r\nthree\r\n`;

@@ -12,8 +12,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tempDir } from './fixtures.ts';
 import { connectHttp, makeWorkspace, mcpCall, type Serving, startServe, within, type Workspace } from './ws-process.ts';
 
-// Each test starts real `ws` processes; on a busy machine that takes seconds, not milliseconds.
-setDefaultTimeout(60_000);
+// Each test starts real `ws` processes, which takes seconds on a busy machine; as the package's test script allows, even when a file is run alone.
+setDefaultTimeout(120_000);
 
 /** The window the issue gives the watcher. */
 const WINDOW_MS = 2_000;
