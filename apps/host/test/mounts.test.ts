@@ -256,3 +256,16 @@ describe('bad paths', () => {
     expect([...host.store!.scan('main', 'work', '')].map((s) => s.path)).toEqual([]);
   });
 });
+
+describe('syncs', () => {
+  test('a sync of a directory a person deleted takes in its files\u2019 deletions', async () => {
+    const { mount, root } = await storeHost({ files: { 'pack/one.txt': '1\n', 'pack/two.txt': '2\n', 'keep.txt': 'k\n' } });
+    expect((await mount.sync(undefined)).ok).toBe(true);
+    rmSync(join(root, 'pack'), { recursive: true });
+    const r = await mount.sync('pack');
+    if (!r.ok) throw new Error(r.message);
+    expect((r.report as { unverified: unknown[] }).unverified).toEqual([]);
+    expect(await mount.read('pack/one.txt')).toEqual({ kind: 'missing' });
+    expect(textOf(await mount.read('keep.txt'))).toBe('k\n');
+  });
+});

@@ -89,7 +89,10 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: (path: 
     try {
       dirents = readdirSync(abs, { withFileTypes: true });
     } catch (err) {
-      tally.unreadable.push({ path: rel, reason: describeFsError(err) });
+      // A directory that is gone holds nothing (what was beneath it is absent); one
+      // that is there but cannot be read is a region the walk could not see.
+      const code = (err as { code?: string }).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') tally.unreadable.push({ path: rel, reason: describeFsError(err) });
       return true;
     }
     const prefix = rel === '' ? '' : `${rel}/`;
