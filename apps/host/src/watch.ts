@@ -33,11 +33,6 @@ function passedOver(path: string, isDir: boolean, rules: WalkRules): boolean {
   return false;
 }
 
-function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i < 0 ? '' : path.slice(0, i);
-}
-
 function isDirectory(abs: string): boolean {
   try {
     return lstatSync(abs).isDirectory();
@@ -81,17 +76,9 @@ function watchMount(mount: StoreMount, storePath: string): Watching {
     logPass(mount.name, result);
     for (const r of result.paths) {
       if (r.state !== 'absent' || stopped) continue;
-      const here = await mount.passDirectory(r.path);
-      // A directory that left the mount (moved out) has no walk of its own: its files
-      // come back unverified, so the nearest directory still on disk is passed instead.
-      const left = !isDirectory(join(root, r.path)) && here.kind === 'done' && here.paths.length > 0;
-      logPass(mount.name, left ? await mount.passDirectory(nearestDirectory(r.path)) : here);
-    }
-  }
-
-  function nearestDirectory(path: string): string {
-    for (let dir = parentOf(path); ; dir = parentOf(dir)) {
-      if (dir === '' || isDirectory(join(root, dir))) return dir;
+      // A directory made or gone: a walk of it takes in what it holds (a directory that
+      // left the mount holds nothing, so the files the store had beneath it are deletions).
+      logPass(mount.name, await mount.passDirectory(r.path));
     }
   }
 
