@@ -1,7 +1,8 @@
 /**
  * `JSON.stringify(value).length` without building the string where that is faster.
  * The one rule: the answer equals `JSON.stringify(value).length` exactly, for every
- * value; where measuring is not faster than building, it builds.
+ * value; where measuring is not faster than building (a string with a lone surrogate,
+ * a `toJSON`), it builds.
  */
 
 /** Extra characters JSON.stringify spends on each ASCII code unit beyond the one it is. */
@@ -12,7 +13,7 @@ for (const c of [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]) ASCII_EXTRA[c] = 1; 
 /** Any code unit JSON.stringify might escape: controls, quote, backslash, surrogates. */
 const MAY_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
-/** Below this length a scan beats the native stringify's allocation; above, native wins. */
+/** Below this length a charCodeAt scan is cheapest; above, encoding and counting bytes is. */
 const SCAN_LIMIT = 256;
 
 function scanStringLength(s: string): number {
@@ -36,9 +37,38 @@ function scanStringLength(s: string): number {
   return n;
 }
 
+/** Extra characters per UTF-8 byte: a control, quote or backslash is one ASCII byte. */
+const BYTE_EXTRA = new Uint8Array(256);
+BYTE_EXTRA.set(ASCII_EXTRA);
+
+const encoder = new TextEncoder();
+/** Kept between calls up to this size; a longer string gets a buffer of its own. */
+const SCRATCH_KEEP = 1 << 24;
+let scratch = new Uint8Array(1 << 16);
+
+/**
+ * A long string with something to escape: encode it to UTF-8 (native, fast) and count
+ * the escapes over bytes, which a typed-array loop does faster than charCodeAt. Every
+ * character JSON.stringify escapes is one ASCII byte in UTF-8 — except a lone surrogate,
+ * which UTF-8 cannot hold, so a string with one is built instead.
+ */
+function escapedLongStringLength(s: string): number {
+  if (!s.isWellFormed()) return JSON.stringify(s).length;
+  const need = s.length * 3;
+  let buffer = scratch;
+  if (buffer.length < need) {
+    buffer = new Uint8Array(need);
+    if (need <= SCRATCH_KEEP) scratch = buffer;
+  }
+  const { written } = encoder.encodeInto(s, buffer);
+  let extra = 0;
+  for (let i = 0; i < written; i++) extra += BYTE_EXTRA[buffer[i]];
+  return s.length + 2 + extra;
+}
+
 function stringLength(s: string): number {
   if (s.length < SCAN_LIMIT) return scanStringLength(s);
-  return MAY_ESCAPE.test(s) ? JSON.stringify(s).length : s.length + 2;
+  return MAY_ESCAPE.test(s) ? escapedLongStringLength(s) : s.length + 2;
 }
 
 function isPlainObject(v: object): boolean {

@@ -108,6 +108,16 @@ describe('safeCut and jsonLength properties', () => {
     );
   });
 
+  test('jsonLength equals JSON.stringify(v).length on long generated strings (the byte-counting path)', () => {
+    const long = fc.string({ unit: fc.constantFrom('a', 'b', '\ud83d\ude00', '\ud800', '"', '\\', '\n', '\u0001', '\u2028', 'é', '\u007f'), minLength: 256, maxLength: 3000 });
+    fc.assert(
+      fc.property(long, (s) => {
+        expect(jsonLength(s)).toBe(JSON.stringify(s).length);
+      }),
+      params(1000),
+    );
+  });
+
   test('jsonLength equals JSON.stringify(v).length on generated JSON values', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.anything(), (v, w) => {
