@@ -109,7 +109,9 @@ describe('safeCut and jsonLength properties', () => {
   });
 
   test('jsonLength equals JSON.stringify(v).length on long generated strings (the byte-counting path)', () => {
-    const long = fc.string({ unit: fc.constantFrom('a', 'b', '\ud83d\ude00', '\ud800', '"', '\\', '\n', '\u0001', '\u2028', 'é', '\u007f'), minLength: 256, maxLength: 3000 });
+    // Well-formed (no lone surrogate), so the byte-counting path measures them; a lone
+    // surrogate sends a string to JSON.stringify, which the other properties cover.
+    const long = fc.string({ unit: fc.constantFrom('a', 'b', '\ud83d\ude00', '"', '\\', '\n', '\u0001', '\u2028', 'é', '\u007f'), minLength: 256, maxLength: 3000 });
     fc.assert(
       fc.property(long, (s) => {
         expect(jsonLength(s)).toBe(JSON.stringify(s).length);
