@@ -10,25 +10,16 @@ import { join } from 'node:path';
 import { PATH_STATES } from '@ws/reconcile';
 import { loadConfig } from '../src/config.ts';
 import { openHost } from '../src/host.ts';
-import { enc, tempDir } from './fixtures.ts';
+import { enc, seededRandom, tempDir } from './fixtures.ts';
 import { writeFiles } from './host-fixtures.ts';
 
 const TRIALS = 50;
 const FILES = 120;
 const seed = Number(process.env.WS_SEED ?? Date.now() % 1_000_000);
 
-function random(s: number) {
-  let state = s >>> 0 || 1;
-  return (n: number) => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) % n;
-  };
-}
 
 test(`a materialize killed at random moments loses no draft and no disk change (${TRIALS} trials, seed ${seed})`, async () => {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const root = tempDir('ws-crash-');
   const storeDir = tempDir('ws-crash-store-');
   const configFile = join(storeDir, 'ws.toml');

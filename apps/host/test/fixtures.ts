@@ -18,3 +18,14 @@ export function tempDir(prefix = 'ws-host-'): string {
 
 export const enc = (s: string) => new TextEncoder().encode(s);
 export const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+
+/** A seeded xorshift: `rand(n)` is a whole number in [0, n), the same for the same seed. */
+export function seededRandom(seed: number): (n: number) => number {
+  let state = seed >>> 0 || 1;
+  return (n: number) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+}

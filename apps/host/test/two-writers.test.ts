@@ -9,25 +9,16 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATH_STATES } from '@ws/reconcile';
 import { sha256 } from '../src/host.ts';
-import { enc } from './fixtures.ts';
+import { enc, seededRandom } from './fixtures.ts';
 import { storeHost, writeFiles } from './host-fixtures.ts';
 
 const STEPS = 1000;
 const PATHS = ['a.txt', 'b.txt', 'c.txt', 'dir/d.txt', 'dir/e.txt', 'f.txt'];
 const seed = Number(process.env.WS_SEED ?? Date.now() % 1_000_000);
 
-function random(s: number) {
-  let state = s >>> 0 || 1;
-  return (n: number) => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) % n;
-  };
-}
 
 test(`a person and the agent editing the same files lose nothing (${STEPS} steps, seed ${seed})`, async () => {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const { mount, root, host, config } = await storeHost({ files: { 'a.txt': 'start a\n', 'dir/d.txt': 'start d\n' } });
   const store = host.store!;
   const db = new Database(config.storePath, { readonly: true });
