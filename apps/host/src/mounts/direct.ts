@@ -8,7 +8,7 @@ import { lstatSync, readFileSync, statSync } from 'node:fs';
 import type { Change, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
 import { atomicWrite, durableUnlink } from '../disk/atomic-write.ts';
-import { looksBinary } from '../disk/binary.ts';
+import { looksBinary } from '@ws/reconcile';
 import { containPath } from '../disk/contain.ts';
 import { type WalkRules, walkRules } from '../disk/rules.ts';
 import { describeFsError, newTally, walk } from '../disk/walk.ts';

@@ -16,11 +16,11 @@ import {
   type Reconciler,
   type Scope,
   createReconciler,
+  looksBinary,
   readFinding,
 } from '@ws/reconcile';
 import type { Change, Entry, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
-import { looksBinary } from '../disk/binary.ts';
 import { containPath } from '../disk/contain.ts';
 import { diskPort } from '../disk/disk-port.ts';
 import { walkRules } from '../disk/rules.ts';
