@@ -19,6 +19,7 @@ const USAGE = `usage: ws [--config FILE] COMMAND
   tools                        the tools with their input schemas
   status                       each mount's drafts, conflicts and what was passed over
   sync [PATH]                  take disk's changes in
+  sync --accept-new-root [MOUNT]  accept a moved or re-created mount root as the mount
   materialize [PATH] [--force] write drafts to disk
   branch list | branch create NAME | branch switch NAME
   init                         write a commented ws.toml here (or at --config FILE)
@@ -37,12 +38,13 @@ interface Parsed {
 }
 
 const FLAGS_WITH_VALUE = new Set(['--config', '--port', '--result-max-chars']);
-const FLAGS_ALONE = new Set(['--force', '--help', '-h']);
+const FLAGS_ALONE = new Set(['--force', '--accept-new-root', '--help', '-h']);
 const GLOBAL_FLAGS = new Set(['--config', '--help', '-h']);
 const COMMAND_FLAGS: Record<string, readonly string[]> = {
   serve: ['--port'],
   call: ['--result-max-chars'],
   materialize: ['--force'],
+  sync: ['--accept-new-root'],
 };
 
 /** Flags may come anywhere; `--` ends them, so a later argument may start with "-". */
@@ -205,7 +207,16 @@ async function run(argv: readonly string[]): Promise<number> {
       return withHost(config, (host) => callTool(host, 'status', {}, undefined));
     }
     case 'sync': {
-      expectArgs(p, 0, 1, 'sync [PATH]');
+      if (p.flags.has('--accept-new-root')) {
+        expectArgs(p, 0, 1, 'sync --accept-new-root [MOUNT]');
+        const config = await loadConfig(cwd, configFile);
+        return withHost(config, async (host) => {
+          const outcome = await host.acceptNewRoots(p.args[0]);
+          print(outcome.ok ? { success: true, data: outcome.data } : { success: false, error: outcome.error });
+          return outcome.ok ? 0 : 1;
+        });
+      }
+      expectArgs(p, 0, 1, 'sync [PATH] [--accept-new-root]');
       const config = await loadConfig(cwd, configFile);
       return withHost(config, (host) => callTool(host, 'sync', p.args[0] ? { path: p.args[0] } : {}, undefined));
     }

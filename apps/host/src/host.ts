@@ -32,6 +32,11 @@ export interface Host {
     create(name: string): BranchOutcome;
     switchTo(name: string): Promise<BranchOutcome>;
   };
+  /**
+   * `ws sync --accept-new-root [MOUNT]`: whole-mount syncs of the store-backed mounts
+   * (or the one named) that accept a root directory other than the one last agreed under.
+   */
+  acceptNewRoots(mount?: string): Promise<{ ok: true; data: unknown } | { ok: false; error: string }>;
   close(): void;
 }
 
@@ -101,6 +106,19 @@ export async function openHost(
           };
         });
       },
+    },
+    async acceptNewRoots(name) {
+      const chosen = storeMounts.filter((m) => name === undefined || m.name === name);
+      if (chosen.length === 0) {
+        const known = storeMounts.map((m) => m.name).join(', ') || 'none';
+        return { ok: false, error: `There is no store-backed mount named "${name}"; the store-backed mounts are: ${known}.` };
+      }
+      const mounts = [];
+      for (const m of chosen) {
+        const r = await m.acceptRoot();
+        mounts.push(r.ok ? { mount: m.name, ...r.report } : { mount: m.name, refused: r.message });
+      }
+      return { ok: true, data: { mounts } };
     },
     close() {
       watchers?.stop();

@@ -156,6 +156,16 @@ describe('ws call round trips every tool', () => {
     expect(pushed.code).toBe(0);
     expect(readFileSync(w.disk('work/forced.txt'), 'utf8')).toBe('f\n');
   });
+
+  test('ws sync --accept-new-root MOUNT syncs that mount, accepting its root; a mount that is not store-backed is exit 1', async () => {
+    const accepted = await ws(w.dir, ['sync', '--accept-new-root', 'work']);
+    expect(accepted.code).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ success: true, data: { mounts: [{ mount: 'work', scope: '(whole mount)' }] } });
+    const refused = await ws(w.dir, ['sync', '--accept-new-root', 'plain']);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).error).toContain('no store-backed mount named "plain"');
+    expect((await ws(w.dir, ['status', '--accept-new-root'])).code).toBe(2);
+  });
 });
 
 describe('one-shot commands and watching', () => {

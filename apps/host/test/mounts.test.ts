@@ -269,3 +269,43 @@ describe('syncs', () => {
     expect(textOf(await mount.read('keep.txt'))).toBe('k\n');
   });
 });
+
+describe('a replaced mount root', () => {
+  test('is never read as every file deleted; a tool sync keeps it unverified; a person can accept it', async () => {
+    const { mount, root, host } = await storeHost({ files: { 'a.txt': 'one\n', 'b.txt': 'two\n' } });
+    expect((await mount.sync(undefined)).ok).toBe(true);
+    renameSync(root, `${root}-old`);
+    mkdirSync(root);
+    writeFileSync(join(root, 'a.txt'), 'one in the new root\n');
+
+    const r = await mount.read('b.txt');
+    expect(textOf(r)).toBe('two\n');
+    expect(r.kind === 'file' && r.notes.join(' ')).toContain('not the directory last agreed under');
+    const synced = await mount.sync(undefined);
+    if (!synced.ok) throw new Error(synced.message);
+    expect(synced.report).toMatchObject({ rootProblem: expect.stringContaining('moved or replaced'), wayOut: expect.stringContaining('ws sync --accept-new-root work') });
+    expect(textOf(await mount.read('b.txt'))).toBe('two\n');
+
+    const accepted = await host.acceptNewRoots('work');
+    expect(accepted.ok).toBe(true);
+    expect(textOf(await mount.read('a.txt'))).toBe('one in the new root\n');
+    expect(await mount.read('b.txt')).toEqual({ kind: 'missing' });
+    expect((await host.acceptNewRoots('nope')).ok).toBe(false);
+  });
+});
+
+describe('the size limit', () => {
+  for (const backend of ['store', 'direct'] as const) {
+    test(`a ${backend} mount refuses new content over maxFileSize and stores nothing`, async () => {
+      const { mount, root } = await storeHost({ files: { 'a.txt': 'one\n' }, mount: { backend, maxFileSize: 16 } });
+      const r = await mount.commit([
+        { path: 'b.txt', bytes: enc('small\n') },
+        { path: 'a.txt', bytes: enc('x'.repeat(17)) },
+      ]);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.message).toContain('over mount "work"\'s limit of 16 bytes; nothing was stored');
+      expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('one\n');
+      expect(await mount.read('b.txt')).toEqual({ kind: 'missing' });
+    });
+  }
+});

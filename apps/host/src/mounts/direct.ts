@@ -131,6 +131,9 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
       for (const ch of changes) {
         const where = containPath(config.root, ch.path, config.followSymlinks);
         if (!where.ok) return refuse(where.reason);
+        if (ch.bytes !== null && ch.bytes.length > config.maxFileSize) {
+          return refuse(words.contentTooLarge(ch.path, ch.bytes.length, config.maxFileSize));
+        }
         let before: Uint8Array | null;
         try {
           before = current(where.abs);

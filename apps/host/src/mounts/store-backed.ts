@@ -18,6 +18,7 @@ import {
   createReconciler,
   looksBinary,
   readFinding,
+  unverifiedReason,
 } from '@ws/reconcile';
 import type { Change, Entry, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
@@ -44,6 +45,12 @@ export interface StoreMountDeps {
 export interface StoreMount extends Mount {
   readonly backend: 'store';
   readonly config: MountConfig;
+  /**
+   * A whole-mount sync that accepts a root directory other than the one last agreed
+   * under (a person moved or re-created it on purpose: `ws sync --accept-new-root`).
+   * A tool's sync never does: a replaced root must not read as every file deleted.
+   */
+  acceptRoot(): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
   /** Named passes over paths a watcher saw change. */
   passPaths(paths: readonly string[]): Promise<PassResult>;
   /** A pass over a directory a watcher saw appear or go (its files may not have been named). */
@@ -111,7 +118,17 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     isBinary: looksBinary,
   });
   const checksDisk = config.watch !== 'never';
+  /** Set only by `acceptRoot`: a person saying the new root directory is the mount. */
+  let acceptingNewRoot = false;
   let lastPassedOver: Record<string, number> = {};
+
+  /** A root problem for a report, with the way out where the root was replaced. */
+  function rootAdvice(problem: string | null) {
+    if (problem === null) return {};
+    return problem === unverifiedReason.rootReplaced
+      ? { rootProblem: problem, wayOut: words.acceptNewRoot() }
+      : { rootProblem: problem };
+  }
 
   function refuse(message: string): Refusal {
     return { ok: false, message };
@@ -358,7 +375,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
         const directory = whole || isDirectory(path, branch);
         const result = await pass(
           directory ? { kind: 'directory', path: path ?? '' } : { kind: 'paths', paths: [path] },
-          whole ? { acceptNewRoot: true } : directory ? {} : { takeDisk: true },
+          whole ? { acceptNewRoot: acceptingNewRoot } : directory ? {} : { takeDisk: true },
         );
         if (result.kind === 'gave-up') return refuse(words.gaveUp(result.reason));
         const summary = passSummary(result);
@@ -375,7 +392,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
           unverified: summary.unverified,
           counts: result.counts,
           passedOver: result.passedOver,
-          ...(result.rootProblem ? { rootProblem: result.rootProblem } : {}),
+          ...rootAdvice(result.rootProblem),
           ...(result.incomplete ? { incomplete: result.incomplete } : {}),
         };
         return { ok: true as const, report };
@@ -423,7 +440,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
             unverified: summary.unverified,
             counts: result.counts,
             passedOver: result.passedOver,
-            ...(result.rootProblem ? { rootProblem: result.rootProblem } : {}),
+            ...rootAdvice(result.rootProblem),
             ...(result.incomplete ? { incomplete: result.incomplete } : {}),
           };
         }
@@ -431,6 +448,14 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       });
     },
 
+    async acceptRoot() {
+      acceptingNewRoot = true;
+      try {
+        return await this.sync(undefined);
+      } finally {
+        acceptingNewRoot = false;
+      }
+    },
     passPaths: (paths) => lock.run(() => pass({ kind: 'paths', paths: [...paths] })),
     passDirectory: (path) => lock.run(() => pass({ kind: 'directory', path })),
     recover: () => lock.run(() => reconciler.recover()),

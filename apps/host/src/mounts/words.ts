@@ -26,6 +26,8 @@ export function mountWords(mount: string) {
       `Writing ${at(path)} failed (${why}); nothing in this call was stored.`,
     contentTooLarge: (path: string, size: number, max: number) =>
       `The new content of ${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes; nothing was stored.`,
+    acceptNewRoot: () =>
+      `If this directory is mount "${mount}" now (it was moved or re-created on purpose), a person can run \`ws sync --accept-new-root ${mount}\` to take it as the mount.`,
     gaveUp: (reason: string) => `Disk could not be checked: ${reason}. Nothing was decided; try again.`,
     directNothingToSync: () => `Mount "${mount}" is direct: it reads disk as it is, so there is nothing to sync.`,
     directNothingToMaterialize: () =>
