@@ -54,7 +54,9 @@ test(`a person and the agent editing the same files lose nothing (${STEPS} steps
       const seq = (maxSeq.get() as { s: number }).s;
       if (rand(5) === 0 && disk(p) !== null) {
         rmSync(join(root, p));
-        const knownThen = store.read(store.selectedBranch(), 'work', p).evidence !== null;
+        // Did the store know of a disk file here? (Evidence of agreed absence says it did not.)
+        const evidence = store.read(store.selectedBranch(), 'work', p).evidence;
+        const knownThen = evidence !== null && evidence.kind !== 'absent';
         personAt.set(p, { text: null, seq, heldThen: held(p), knownThen });
         what = `person deletes ${p}`;
       } else {
