@@ -15,6 +15,7 @@ import {
   type PushDone,
   type Reconciler,
   type Scope,
+  type StoredPath,
   createReconciler,
   looksBinary,
   readFinding,
@@ -160,13 +161,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
   function storedView(branch: string, dir: string): { path: string; size: number; state: string }[] {
     const out: { path: string; size: number; state: string }[] = [];
     for (const rec of store.scan(branch, config.name, dir)) {
-      if (rec.tree === null) continue;
-      const state = rec.mark?.conflict
-        ? 'conflict'
-        : rec.evidence?.kind === 'text' && rec.evidence.hash === rec.tree.hash
-          ? 'synced'
-          : 'workspace-draft';
-      out.push({ path: rec.path, size: rec.tree.size, state });
+      const state = storedState(rec);
+      if (rec.tree !== null && state !== undefined) out.push({ path: rec.path, size: rec.tree.size, state });
     }
     return out.sort((a, b) => compare(a.path, b.path));
   }
@@ -467,11 +463,22 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     const conflicts: { path: string; kind: string }[] = [];
     const pendingDeletions: string[] = [];
     for (const rec of store.scan(branch, config.name, '')) {
-      if (rec.mark?.conflict) conflicts.push({ path: rec.path, kind: rec.mark.conflict.kind });
-      else if (rec.tree === null && rec.mark?.tombstone) pendingDeletions.push(rec.path);
-      else if (rec.tree !== null && !(rec.evidence?.kind === 'text' && rec.evidence.hash === rec.tree.hash)) drafts.push(rec.path);
+      const state = storedState(rec);
+      if (state === 'conflict') conflicts.push({ path: rec.path, kind: rec.mark!.conflict!.kind });
+      else if (state === 'workspace-deleted') pendingDeletions.push(rec.path);
+      else if (state === 'workspace-draft') drafts.push(rec.path);
     }
     const order = (xs: string[]) => xs.sort(compare);
     return { drafts: order(drafts), conflicts: conflicts.sort((a, b) => compare(a.path, b.path)), pendingDeletions: order(pendingDeletions) };
   }
+}
+
+/**
+ * A path's state from the store's records alone, without looking at disk (for
+ * `watch = "never"`, or a pass that gave up): undefined where the workspace holds nothing.
+ */
+function storedState(rec: StoredPath): 'conflict' | 'workspace-deleted' | 'synced' | 'workspace-draft' | undefined {
+  if (rec.mark?.conflict) return 'conflict';
+  if (rec.tree === null) return rec.mark?.tombstone ? 'workspace-deleted' : undefined;
+  return rec.evidence?.kind === 'text' && rec.evidence.hash === rec.tree.hash ? 'synced' : 'workspace-draft';
 }
