@@ -17,16 +17,13 @@ export type PassedOverReason =
   | 'symbolic link leading outside the mount'
   | 'not a regular file or directory';
 
-/** Editors' swap, backup and lock files: vim, emacs, and their kin (documentation; see `isEditorFile`). */
-export const EDITOR_PATTERNS: readonly string[] = ['*.swp', '*.swo', '*.swx', '*~', '.#*', '#*#', '4913'];
-
-/** Always passed over by a walk, whatever the mount says (documentation; see `isBuiltIn`). */
-export const BUILT_IN_PATTERNS: readonly string[] = ['.git/', 'node_modules/'];
-
 /** The directory ws keeps its store in by default; a walk never lists it. */
 export const WS_DIRECTORY = '.ws';
 
-/** A name matching {@link EDITOR_PATTERNS}, checked by hand: a walk asks this of every file. */
+/**
+ * Editors' swap, backup and lock files — `*.swp`, `*.swo`, `*.swx`, `*~`, `.#*`, `#*#` and
+ * vim's `4913` — checked by hand: a walk asks this of every file.
+ */
 function isEditorFile(name: string): boolean {
   return (
     name.endsWith('.swp') ||
@@ -39,7 +36,7 @@ function isEditorFile(name: string): boolean {
   );
 }
 
-/** A directory matching {@link BUILT_IN_PATTERNS}. */
+/** `.git/` and `node_modules/`: always passed over by a walk, whatever the mount says. */
 function isBuiltIn(name: string): boolean {
   return name === '.git' || name === 'node_modules';
 }
