@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { handleToolCall, tools } from '@ws/tools';
+import { handleToolCall, listingOf, tools } from '@ws/tools';
 import { ConfigError, type HostConfig, loadConfig, SAMPLE_CONFIG } from './config.ts';
 import { type Host, openHost } from './host.ts';
 
@@ -164,7 +164,7 @@ async function run(argv: readonly string[]): Promise<number> {
   switch (p.command) {
     case 'tools':
       expectArgs(p, 0, 0, 'tools');
-      await print(tools);
+      await print(tools.map(listingOf));
       return 0;
     case 'init': {
       expectArgs(p, 0, 0, 'init');

@@ -1,12 +1,14 @@
 /**
- * The tools as an MCP server: every `@ws/tools` tool with its JSON Schema; a result's
- * data as JSON text content; a tool error as an `isError` result holding its sentence.
+ * The tools as an MCP server: every `@ws/tools` tool listed from its record (title,
+ * schemas, annotations); a result's data as `structuredContent` and the same JSON as
+ * text; a tool error as an `isError` result holding its sentence; a call's progress
+ * token and cancellation passed to the tool.
  * The one rule: every call carries the configured `resultMaxChars`, so every answer fits
  * what reaches the model.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { handleToolCall, type ToolName, tools, type Workspace } from '@ws/tools';
+import { handleToolCall, listingOf, type Progress, type ToolListing, tools, type Workspace } from '@ws/tools';
 
 /** The server's name and version as clients see them. */
 export const SERVER_INFO = { name: 'ws', version: '0.1.0' } as const;
@@ -14,13 +16,6 @@ export const SERVER_INFO = { name: 'ws', version: '0.1.0' } as const;
 const INSTRUCTIONS =
   'File tools over named mounts: every path starts with its mount name (e.g. work/src/a.ts). ' +
   'Pages and answers that stop early say in their note how to read on.';
-
-/**
- * Tools that change nothing a person would call a change (a store-backed read may take
- * disk's text into the store, which is the store catching up, not an edit). Clients use
- * the hint to decide what needs a person's approval.
- */
-const READ_ONLY: ReadonlySet<ToolName> = new Set(['read', 'grep', 'glob', 'ls', 'status']);
 
 /** Calls in flight, so a stopping server can let them finish before it closes the store. */
 export class CallTracker {
@@ -57,23 +52,41 @@ export class CallTracker {
   }
 }
 
+/** At most this often a call's progress is sent (a few a second). */
+const PROGRESS_EVERY_MS = 250;
+
 /** An MCP server (not yet connected to a transport) answering with `workspace`. */
 export function createMcpServer(workspace: Workspace, resultMaxChars: number, calls: CallTracker = new CallTracker()): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const listed = tools.map((t) => ({
-    name: t.name,
-    description: t.description,
-    // The tools' schemas are JSON Schema objects; the SDK types them more narrowly.
-    inputSchema: t.inputSchema as { type: 'object' },
-    annotations: { readOnlyHint: READ_ONLY.has(t.name) },
-  }));
+  // The listing is derived from the tools' records; the SDK types schemas more narrowly than JSON Schema.
+  const listed = tools.map((t) => listingOf(t) as ToolListing & { inputSchema: { type: 'object' } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    let last = 0;
+    const progress =
+      token === undefined
+        ? undefined
+        : (p: Progress) => {
+            const now = Date.now();
+            if (now - last < PROGRESS_EVERY_MS && (p.total === undefined || p.done < p.total)) return;
+            last = now;
+            const params = { progressToken: token, progress: p.done, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message ? { message: p.message } : {}) };
+            extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+          };
     const result = await calls.track(
-      handleToolCall(workspace, { name: request.params.name, input: request.params.arguments ?? {}, resultMaxChars }),
+      handleToolCall(workspace, {
+        name: request.params.name,
+        input: request.params.arguments ?? {},
+        resultMaxChars,
+        signal: extra.signal,
+        ...(progress ? { progress } : {}),
+      }),
     );
     if (result.success) {
-      return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }] };
+      // The data as structured content, and the same JSON as text for clients that read only text.
+      const structuredContent = result.data as Record<string, unknown>;
+      return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }], structuredContent };
     }
     // The error is a sentence for the model; it is shown as is.
     return { content: [{ type: 'text' as const, text: result.error }], isError: true };

@@ -1,6 +1,6 @@
 /**
  * `bun run bench`: the edit planner and the receipt against naive references measured
- * in the same run (SPEC §5's costs). It prints figures and ratios; it asserts nothing.
+ * in the same run. It prints figures and ratios; it asserts nothing.
  */
 import { fileText } from '@ws/text';
 import { type EditSpec, type PlannedEdit, type Replacements, planEdits, receipt } from '../src/index.ts';

@@ -22,7 +22,18 @@ import {
 import { suggestions } from './close-paths.ts';
 import { type Located, locate } from './paths.ts';
 import { type FileReceipt, DEFAULT_RECEIPT_CHARS, receipt } from './receipt.ts';
-import { type ToolResult, answer, refuse } from './result.ts';
+import { z } from 'zod';
+import { outputOf, path } from './schemas.ts';
+import { defineTool } from './tool.ts';
+import { type Answer, answer, refuse } from './result.ts';
+
+const oneEdit = {
+  oldString: z.string().min(1).describe('Copied from read, without line numbers.'),
+  newString: z.string(),
+  replaceAll: z.boolean().optional(),
+};
+const editSchema = z.strictObject({ path, ...oneEdit });
+const editManySchema = z.strictObject({ edits: z.array(z.strictObject({ path, ...oneEdit })).min(1) });
 
 /** One edit as the tools take it: a mount-prefixed path and what to replace. */
 export interface PathEdit extends EditSpec {
@@ -60,7 +71,7 @@ function byFile(workspace: Workspace, edits: readonly PathEdit[], single: boolea
     }
     const at = locate(workspace, edit.path);
     if (!at.ok) {
-      problems.push({ at: n, sentence: numbered([n], at.error, single) });
+      problems.push({ at: n, sentence: numbered([n], at.message, single) });
       return;
     }
     const known = files.get(at.path);
@@ -123,7 +134,7 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
 }
 
 /** Commits each mount's changes in turn; a later refusal takes earlier mounts' changes back. */
-async function commitAll(planned: readonly Planned[]): Promise<{ ok: true; reports: Record<string, Report> } | { ok: false; error: string }> {
+async function commitAll(planned: readonly Planned[]): Promise<{ ok: true; reports: Record<string, Report> } | { ok: false; message: string }> {
   const byMount = new Map<Mount, Planned[]>();
   for (const p of planned) byMount.set(p.file.at.mount, [...(byMount.get(p.file.at.mount) ?? []), p]);
   const done: [Mount, Planned[]][] = [];
@@ -143,7 +154,7 @@ async function commitAll(planned: readonly Planned[]): Promise<{ ok: true; repor
       if (back.ok) undone.push(earlier.name);
       else kept.push(...earlierFiles.map((p) => p.file.at.path));
     }
-    return { ok: false, error: kept.length > 0 ? commitPartly(stored.message, kept) : commitRefused(stored.message, undone) };
+    return { ok: false, message: kept.length > 0 ? commitPartly(stored.message, kept) : commitRefused(stored.message, undone) };
   }
   return { ok: true, reports };
 }
@@ -153,12 +164,12 @@ async function commitAll(planned: readonly Planned[]): Promise<{ ok: true; repor
  * receipt held to `budget` (24,000 characters where the call states none), or every
  * problem found, with nothing stored.
  */
-export async function editFiles(
+async function editFiles(
   workspace: Workspace,
   edits: readonly PathEdit[],
   budget: number | undefined,
   single: boolean,
-): Promise<ToolResult> {
+): Promise<Answer> {
   const problems: Problem[] = [];
   const files = byFile(workspace, edits, single, problems);
   const planned: Planned[] = [];
@@ -171,7 +182,7 @@ export async function editFiles(
     return refuse(editsRefused(sorted.map((p) => p.sentence), single));
   }
   const stored = await commitAll(planned);
-  if (!stored.ok) return refuse(stored.error);
+  if (!stored.ok) return refuse(stored.message);
   const checks = Object.fromEntries(planned.filter((p) => p.notes.length > 0).map((p) => [p.file.at.path, p.notes]));
   const extra = {
     ...(Object.keys(checks).length ? { diskCheck: checks } : {}),
@@ -179,3 +190,27 @@ export async function editFiles(
   };
   return answer(receipt(planned.map((p) => p.receipt), budget ?? DEFAULT_RECEIPT_CHARS, extra));
 }
+
+const receiptOutput = outputOf({ edits: 'array', note: 'string' });
+
+/** The `edit` tool. */
+export const editTool = defineTool({
+  name: 'edit',
+  title: 'Edit a file',
+  description: 'Replace text in a file: oldString must occur exactly once, unless replaceAll.',
+  input: editSchema,
+  output: receiptOutput,
+  hints: { readOnly: false, destructive: true, idempotent: false },
+  run: (workspace, input, { budget }) => editFiles(workspace, [input], budget, true),
+});
+
+/** The `edit_many` tool. */
+export const editManyTool = defineTool({
+  name: 'edit_many',
+  title: 'Edit several files',
+  description: 'Several edits, in one file or many: all stored or none.',
+  input: editManySchema,
+  output: receiptOutput,
+  hints: { readOnly: false, destructive: true, idempotent: false },
+  run: (workspace, input, { budget }) => editFiles(workspace, input.edits, budget, false),
+});

@@ -45,6 +45,11 @@ export function badBudget(got: unknown): string {
   return `resultMaxChars must be a whole number, 1 or more; the call gave ${JSON.stringify(got) ?? String(got)}. Leave it out to take the whole result.`;
 }
 
+/** A call cancelled before it began. */
+export function cancelled(tool: string): string {
+  return `${tool} was cancelled before it began; nothing was changed.`;
+}
+
 /** A fault inside the tools; the details went to the operator's log. */
 export function internalError(tool: string): string {
   return `${tool} failed inside ws (the details were logged for the operator); nothing more is known. Try again, or try another way.`;

@@ -1,5 +1,5 @@
 /**
- * Glob matching with `Bun.Glob` semantics (SPEC §5), reached through the global `Bun`
+ * Glob matching with `Bun.Glob` semantics (the README's "glob"), reached through the global `Bun`
  * so the built package needs no Bun types and imports nothing from `bun:*`. The one
  * rule: every glob in the tools is matched here, so `glob` and grep's `glob` filter
  * agree on what a pattern means.

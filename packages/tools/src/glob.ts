@@ -4,13 +4,20 @@
  * (`work/src/a.ts`), mount name included; with `path`, a pattern that does not begin
  * with a mount name is read relative to that path.
  */
-import type { ToolInput } from './schemas.ts';
+import { z } from 'zod';
+import { outputOf, path } from './schemas.ts';
+import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, Workspace } from './workspace.ts';
 import { globNone, listCut, narrow, passedOver } from './errors.ts';
 import { globMatcher } from './glob-match.ts';
 import { holdList } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
-import { type ToolResult, answer, refuse } from './result.ts';
+import { type Answer, answer, refuse } from './result.ts';
+
+const schema = z.strictObject({
+  pattern: z.string().min(1).describe('e.g. work/**/*.ts'),
+  path: path.optional(),
+});
 
 const GLOB_CHARS = /[*?[\]{}!\\]/;
 
@@ -34,12 +41,12 @@ function scansFor(workspace: Workspace, pattern: string): Scan[] {
 }
 
 /** Files matching a mount-prefixed glob, in path order, held to the call's budget. */
-export async function glob(workspace: Workspace, input: ToolInput<'glob'>, budget: number | undefined): Promise<ToolResult> {
+async function glob(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
   let pattern = input.pattern;
   let within: string | undefined;
   if (input.path !== undefined) {
     const at = locate(workspace, input.path);
-    if (!at.ok) return refuse(at.error);
+    if (!at.ok) return refuse(at.message);
     const first = pattern.split('/')[0];
     if (!workspace.mounts.some((m) => m.name === first)) pattern = `${at.path}/${pattern.replace(/^\.?\/+/, '')}`;
     within = at.path;
@@ -75,3 +82,14 @@ export async function glob(workspace: Workspace, input: ToolInput<'glob'>, budge
     ),
   );
 }
+
+/** The `glob` tool. */
+export const globTool = defineTool({
+  name: 'glob',
+  title: 'Find files by name',
+  description: 'List the files whose paths match a glob.',
+  input: schema,
+  output: outputOf({ files: 'array', note: 'string' }),
+  hints: { readOnly: true, destructive: false, idempotent: true },
+  run: glob,
+});

@@ -7,13 +7,24 @@
  */
 import { safeCut } from '@ws/text';
 import { type FileMatches, type GrepFile, type LineMatch, type SearchAnswer, type SkippedFile, GrepError, search } from '@ws/grep';
-import type { ToolInput } from './schemas.ts';
+import { z } from 'zod';
+import { outputOf, path, wholeFromZero } from './schemas.ts';
+import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, Workspace } from './workspace.ts';
 import { grepCut, grepLineCut, narrow, overSize } from './errors.ts';
 import { globMatcher } from './glob-match.ts';
 import { holdList } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
-import { type ToolResult, answer, refuse } from './result.ts';
+import { type Answer, answer, refuse } from './result.ts';
+
+const schema = z.strictObject({
+  pattern: z.string().min(1).describe('A JavaScript regular expression.'),
+  path: path.optional(),
+  glob: z.string().min(1).optional().describe('e.g. *.ts'),
+  contextBefore: wholeFromZero.optional(),
+  contextAfter: wholeFromZero.optional(),
+  caseInsensitive: z.boolean().optional(),
+});
 
 /** With a budget, a matching or context line longer than this is cut, saying how to read it whole. */
 export const LONG_MATCH_LINE = 2000;
@@ -58,7 +69,7 @@ function cutMatch(m: LineMatch): LineMatch {
 type Item = { readonly kind: 'match'; readonly file: FileMatches; readonly match: LineMatch } | { readonly kind: 'skipped'; readonly skipped: SkippedFile };
 
 /** The answer, held to `budget`: the first matching lines that fit (then skipped files), and a note of the rest. */
-function held(found: SearchAnswer, budget: number | undefined): Record<string, unknown> {
+function held(found: SearchAnswer, budget: number | undefined): object {
   if (budget === undefined) return { ...found };
   const items: Item[] = [];
   for (const file of found.results) for (const match of file.matches) items.push({ kind: 'match', file, match: cutMatch(match) });
@@ -100,12 +111,12 @@ function held(found: SearchAnswer, budget: number | undefined): Record<string, u
 }
 
 /** Searches every mount (or the path's) for `pattern`, answering `@ws/grep`'s answer with mount-prefixed paths. */
-export async function grep(workspace: Workspace, input: ToolInput<'grep'>, budget: number | undefined): Promise<ToolResult> {
+async function grep(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
   let scopes: { mount: Mount; rel: string }[] = workspace.mounts.map((mount) => ({ mount, rel: '' }));
   let within: string | undefined;
   if (input.path !== undefined) {
     const at = locate(workspace, input.path);
-    if (!at.ok) return refuse(at.error);
+    if (!at.ok) return refuse(at.message);
     scopes = [{ mount: at.mount, rel: at.rel }];
     within = at.path;
   }
@@ -122,3 +133,14 @@ export async function grep(workspace: Workspace, input: ToolInput<'grep'>, budge
     throw err;
   }
 }
+
+/** The `grep` tool. */
+export const grepTool = defineTool({
+  name: 'grep',
+  title: 'Search files',
+  description: 'Search files line by line, as read shows them: every mount, or one path.',
+  input: schema,
+  output: outputOf({ results: 'array', totalMatches: 'integer', note: 'string' }),
+  hints: { readOnly: true, destructive: false, idempotent: true },
+  run: grep,
+});

@@ -1,7 +1,8 @@
 export { type ToolCall, handleToolCall } from './handle.ts';
-export { type ToolResult } from './result.ts';
-export { type ToolDefinition, tools } from './tools.ts';
-export { type JsonSchema, type ToolInput, type ToolName, inputSchemas, jsonSchemaOf } from './schemas.ts';
+export { type Answer, type Data, type ToolResult, answer, onTheWire, refuse } from './result.ts';
+export { type CallContext, type Progress, type Tool, type ToolHints, defineTool } from './tool.ts';
+export { type ToolListing, listingOf, toolNamed, tools } from './tools.ts';
+export { type JsonSchema, jsonSchemaOf } from './schemas.ts';
 export { type Checked, checkInput } from './validate.ts';
 export { type EditPlan, type EditProblem, type EditSpec, type PlannedEdit, type Replacements, asLineView, planEdits } from './edit-plan.ts';
 export { type FileReceipt, type ReceiptEntry, DEFAULT_RECEIPT_CHARS, changedLines, receipt, receiptEntries } from './receipt.ts';

@@ -3,12 +3,19 @@
  * the mounts. The one rule: entries carry mount-prefixed paths, as every other tool
  * takes them, and the answer is held to the call's budget.
  */
-import type { ToolInput } from './schemas.ts';
+import { z } from 'zod';
+import { outputOf, path } from './schemas.ts';
+import { type CallContext, defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { listCut, narrow, passedOver } from './errors.ts';
 import { holdList } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
-import { type ToolResult, answer, refuse } from './result.ts';
+import { type Answer, answer, refuse } from './result.ts';
+
+const schema = z.strictObject({
+  path: path.optional(),
+  recursive: z.boolean().optional(),
+});
 
 /** One listed entry as `ls` answers it. */
 export interface LsEntry {
@@ -22,7 +29,7 @@ export interface LsEntry {
 }
 
 /** Lists the mounts, or one directory of one (the whole tree beneath it with `recursive`). */
-export async function ls(workspace: Workspace, input: ToolInput<'ls'>, budget: number | undefined): Promise<ToolResult> {
+async function ls(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
   if (input.path === undefined) {
     const entries: LsEntry[] = workspace.mounts.map((m) => ({
       path: m.name,
@@ -33,7 +40,7 @@ export async function ls(workspace: Workspace, input: ToolInput<'ls'>, budget: n
     return answer({ entries });
   }
   const at = locate(workspace, input.path);
-  if (!at.ok) return refuse(at.error);
+  if (!at.ok) return refuse(at.message);
   const listed = await at.mount.list(at.rel, { recursive: input.recursive ?? false });
   if (!listed.ok) return refuse(listed.message);
   const entries: LsEntry[] = listed.entries.map((e) => ({
@@ -54,3 +61,14 @@ export async function ls(workspace: Workspace, input: ToolInput<'ls'>, budget: n
     ),
   );
 }
+
+/** The `ls` tool. */
+export const lsTool = defineTool({
+  name: 'ls',
+  title: 'List a directory',
+  description: 'List a directory’s entries; without a path, the mounts.',
+  input: schema,
+  output: outputOf({ entries: 'array', note: 'string' }),
+  hints: { readOnly: true, destructive: false, idempotent: true },
+  run: ls,
+});

@@ -17,7 +17,7 @@ export interface Located {
 }
 
 /** A located path, or the sentence that refuses it. */
-export type Location = ({ readonly ok: true } & Located) | { readonly ok: false; readonly error: string };
+export type Location = ({ readonly ok: true } & Located) | { readonly ok: false; readonly message: string };
 
 /** The mount-prefixed path of `rel` inside mount `mount` (`rel` `''`: the mount itself). */
 export function prefixed(mount: string, rel: string): string {
@@ -25,12 +25,12 @@ export function prefixed(mount: string, rel: string): string {
 }
 
 /** Splits and checks a path's segments, or gives the sentence that refuses it. */
-function segments(raw: string): { ok: true; parts: string[] } | { ok: false; error: string } {
-  if (raw.includes('\0')) return { ok: false, error: nulInPath(raw) };
-  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, error: absolutePath(raw) };
-  if (raw.includes('\\')) return { ok: false, error: backslashPath(raw) };
+function segments(raw: string): { ok: true; parts: string[] } | { ok: false; message: string } {
+  if (raw.includes('\0')) return { ok: false, message: nulInPath(raw) };
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, message: absolutePath(raw) };
+  if (raw.includes('\\')) return { ok: false, message: backslashPath(raw) };
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.includes('..')) return { ok: false, error: parentSegment(raw) };
+  if (parts.includes('..')) return { ok: false, message: parentSegment(raw) };
   return { ok: true, parts };
 }
 
@@ -43,15 +43,15 @@ export function locate(workspace: Workspace, raw: string): Location {
   if (mount === undefined) {
     const names = workspace.mounts.map((m) => m.name);
     const guess = names.length === 1 && split.parts.length > 0 ? prefixed(names[0], split.parts.join('/')) : undefined;
-    return { ok: false, error: unknownMount(raw, name ?? '', names, guess) };
+    return { ok: false, message: unknownMount(raw, name ?? '', names, guess) };
   }
   const rel = rest.join('/');
   return { ok: true, mount, rel, path: prefixed(mount.name, rel) };
 }
 
 /** The mount named `name`, or the sentence saying there is none. */
-export function mountNamed(workspace: Workspace, name: string): { ok: true; mount: Mount } | { ok: false; error: string } {
+export function mountNamed(workspace: Workspace, name: string): { ok: true; mount: Mount } | { ok: false; message: string } {
   const mount = workspace.mounts.find((m) => m.name === name);
   if (mount) return { ok: true, mount };
-  return { ok: false, error: noSuchMount(name, workspace.mounts.map((m) => m.name)) };
+  return { ok: false, message: noSuchMount(name, workspace.mounts.map((m) => m.name)) };
 }

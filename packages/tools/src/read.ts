@@ -6,17 +6,28 @@
  */
 import { fileText } from '@ws/text';
 import { PagingError, characterPage, linePage } from '@ws/paging';
-import type { ToolInput } from './schemas.ts';
+import { z } from 'zod';
+import { outputOf, path, wholeFromOne, wholeFromZero } from './schemas.ts';
+import { type CallContext, defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { binaryRead, isDirectory, missing } from './errors.ts';
 import { suggestions } from './close-paths.ts';
 import { locate } from './paths.ts';
-import { type ToolResult, answer, refuse } from './result.ts';
+import { type Answer, answer, refuse } from './result.ts';
+
+const schema = z.strictObject({
+  path,
+  offset: wholeFromOne.optional(),
+  limit: wholeFromOne.optional(),
+  offsetChars: wholeFromZero.optional(),
+  limitChars: wholeFromOne.optional(),
+});
+type ReadInput = z.infer<typeof schema>;
 
 /** Reads `path` as a page held to `budget` (whole lines, no budget, where none is stated). */
-export async function read(workspace: Workspace, input: ToolInput<'read'>, budget: number | undefined): Promise<ToolResult> {
+async function read(workspace: Workspace, input: ReadInput, { budget }: CallContext): Promise<Answer> {
   const at = locate(workspace, input.path);
-  if (!at.ok) return refuse(at.error);
+  if (!at.ok) return refuse(at.message);
   if (at.rel === '') return refuse(isDirectory(at.path, 'read'));
   const found = await at.mount.read(at.rel);
   switch (found.kind) {
@@ -47,9 +58,20 @@ export async function read(workspace: Workspace, input: ToolInput<'read'>, budge
 }
 
 /** Line fields passed on beside character ones, so the page refuses "not both" in its own words. */
-function lineFields(input: ToolInput<'read'>): { offset?: number; limit?: number } {
+function lineFields(input: ReadInput): { offset?: number; limit?: number } {
   return {
     ...(input.offset === undefined ? {} : { offset: input.offset }),
     ...(input.limit === undefined ? {} : { limit: input.limit }),
   };
 }
+
+/** The `read` tool. */
+export const readTool = defineTool({
+  name: 'read',
+  title: 'Read a file',
+  description: 'Read a text file as numbered lines (offset/limit) or characters (offsetChars/limitChars). Paths start with a mount: work/a.ts. A cut page says how to read on.',
+  input: schema,
+  output: outputOf({ path: 'string', content: 'string', note: 'string' }),
+  hints: { readOnly: true, destructive: false, idempotent: true },
+  run: read,
+});

@@ -4,11 +4,24 @@
  * mount's name and, under a budget, shorten its lists to fit (saying so in a note); an
  * empty report adds nothing to an answer.
  */
-import type { ToolInput } from './schemas.ts';
+import { z } from 'zod';
+import { mountName, outputOf, path } from './schemas.ts';
+import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, Report, Workspace } from './workspace.ts';
 import { pathOrMount } from './errors.ts';
 import { locate, mountNamed } from './paths.ts';
-import { type ToolResult, answer, refuse } from './result.ts';
+import { type Answer, answer, refuse } from './result.ts';
+
+const scope = {
+  path: path.optional(),
+  mount: mountName.optional(),
+};
+const syncSchema = z.strictObject(scope);
+const materializeSchema = z.strictObject({
+  ...scope,
+  force: z.boolean().optional().describe('Even over a conflict.'),
+});
+const statusSchema = z.strictObject({ mount: scope.mount });
 import { holdReport } from './hold.ts';
 
 /** `data` with the mount's report beside it, where the report says anything. */
@@ -17,10 +30,10 @@ export function withReport<D extends object>(data: D, report: Report): D | (D & 
 }
 
 /** Which mounts a sync or materialize acts on: one path's, one named, or all. */
-type Target = { ok: true; targets: { mount: Mount; path?: string }[] } | { ok: false; error: string };
+type Target = { ok: true; targets: { mount: Mount; path?: string }[] } | { ok: false; message: string };
 
 function targets(workspace: Workspace, tool: string, input: { path?: string; mount?: string }): Target {
-  if (input.path !== undefined && input.mount !== undefined) return { ok: false, error: pathOrMount(tool) };
+  if (input.path !== undefined && input.mount !== undefined) return { ok: false, message: pathOrMount(tool) };
   if (input.path !== undefined) {
     const at = locate(workspace, input.path);
     if (!at.ok) return at;
@@ -43,9 +56,9 @@ async function perMount(
   input: { path?: string; mount?: string },
   act: (mount: Mount, path: string | undefined) => Promise<Outcome>,
   budget: number | undefined,
-): Promise<ToolResult> {
+): Promise<Answer> {
   const chosen = targets(workspace, tool, input);
-  if (!chosen.ok) return refuse(chosen.error);
+  if (!chosen.ok) return refuse(chosen.message);
   const mounts: Report[] = [];
   for (const { mount, path } of chosen.targets) {
     const outcome = await act(mount, path);
@@ -56,12 +69,12 @@ async function perMount(
 }
 
 /** `sync`: takes disk's changes in, for a path, a mount or every mount. */
-export function sync(workspace: Workspace, input: ToolInput<'sync'>, budget?: number): Promise<ToolResult> {
+function sync(workspace: Workspace, input: z.infer<typeof syncSchema>, { budget }: CallContext): Promise<Answer> {
   return perMount(workspace, 'sync', input, (mount, path) => mount.sync(path), budget);
 }
 
 /** `materialize`: pushes drafts to disk, for a path, a mount or every mount. */
-export function materialize(workspace: Workspace, input: ToolInput<'materialize'>, budget?: number): Promise<ToolResult> {
+function materialize(workspace: Workspace, input: z.infer<typeof materializeSchema>, { budget }: CallContext): Promise<Answer> {
   const force = input.force ?? false;
   return perMount(
     workspace,
@@ -73,6 +86,41 @@ export function materialize(workspace: Workspace, input: ToolInput<'materialize'
 }
 
 /** `status`: each mount's own report (or one mount's). */
-export async function status(workspace: Workspace, input: ToolInput<'status'>, budget?: number): Promise<ToolResult> {
+async function status(workspace: Workspace, input: z.infer<typeof statusSchema>, { budget }: CallContext): Promise<Answer> {
   return perMount(workspace, 'status', input, async (mount) => ({ ok: true, report: await mount.status() }), budget);
 }
+
+const perMountOutput = outputOf({ mounts: 'array' });
+
+/** The `sync` tool. */
+export const syncTool = defineTool({
+  name: 'sync',
+  title: 'Take disk’s changes in',
+  description: 'Take disk’s changes into the workspace.',
+  input: syncSchema,
+  output: perMountOutput,
+  hints: { readOnly: false, destructive: false, idempotent: true },
+  run: sync,
+});
+
+/** The `materialize` tool. */
+export const materializeTool = defineTool({
+  name: 'materialize',
+  title: 'Write drafts to disk',
+  description: 'Write the workspace’s drafts to disk.',
+  input: materializeSchema,
+  output: perMountOutput,
+  hints: { readOnly: false, destructive: true, idempotent: true },
+  run: materialize,
+});
+
+/** The `status` tool. */
+export const statusTool = defineTool({
+  name: 'status',
+  title: 'Report the mounts',
+  description: 'Each mount’s backend, branch, drafts and conflicts.',
+  input: statusSchema,
+  output: perMountOutput,
+  hints: { readOnly: true, destructive: false, idempotent: true },
+  run: status,
+});

@@ -1,42 +1,68 @@
 /**
- * The tools as a client lists them: name, fixed description, JSON Schema. The one rule:
- * a description never changes with the workspace or the call; what applies to one
- * result is said in that result.
+ * Every tool, in the order a client should list them, and the listing derived from
+ * their records. The one rule: a description never changes with the workspace or the
+ * call; what applies to one result is said in that result.
  */
-import { type JsonSchema, type ToolName, jsonSchemaOf } from './schemas.ts';
+import { deleteTool } from './delete.ts';
+import { editManyTool, editTool } from './edit.ts';
+import { globTool } from './glob.ts';
+import { grepTool } from './grep.ts';
+import { lsTool } from './ls.ts';
+import { readTool } from './read.ts';
+import { materializeTool, statusTool, syncTool } from './reports.ts';
+import { type JsonSchema, jsonSchemaOf } from './schemas.ts';
+import type { Tool } from './tool.ts';
+import { writeTool } from './write.ts';
 
-/** One tool as an MCP client or a model sees it. */
-export interface ToolDefinition {
-  readonly name: ToolName;
-  readonly description: string;
-  /** JSON Schema (draft 2020-12) of the input, generated from the zod schema that validates it. */
-  readonly inputSchema: JsonSchema;
+/** Every tool's record. */
+export const tools: readonly Tool[] = [
+  readTool,
+  grepTool,
+  globTool,
+  lsTool,
+  writeTool,
+  editTool,
+  editManyTool,
+  deleteTool,
+  syncTool,
+  materializeTool,
+  statusTool,
+];
+
+/** The tool named `name`, if there is one. */
+export function toolNamed(name: unknown): Tool | undefined {
+  return tools.find((t) => t.name === name);
 }
 
-const descriptions: Record<ToolName, string> = {
-  read:
-    'Read a text file as numbered lines (offset/limit), or as exact characters (offsetChars/limitChars). ' +
-    'A page that stops early says in its note how to read on.',
-  grep:
-    'Search files for a JavaScript regular expression, line by line as read shows them; ' +
-    'every mount, or one path, optionally filtered by a mount-prefixed glob.',
-  glob: 'List files whose mount-prefixed paths match a glob, e.g. work/**/*.ts.',
-  ls: 'List a directory’s entries with kind and size (and state, on a store-backed mount); without a path, the mounts.',
-  write: 'Replace a file whole with new content, creating it and its parent directories where missing.',
-  edit:
-    'Replace text in a file: oldString must occur exactly once (or set replaceAll). ' +
-    'Copy oldString from a read or grep without the line numbers.',
-  edit_many:
-    'Make several edits, in one file or many, all stored or none; each is located in its file as it was before the call.',
-  delete: 'Delete one file.',
-  sync: 'Take disk’s changes into the workspace, for one path, one mount or every mount.',
-  materialize: 'Write the workspace’s drafts to disk, for one path, one mount or every mount.',
-  status: 'Report each mount: backend, root, read-only, branch, drafts, conflicts and what was passed over.',
-};
+/** One tool as an MCP client lists it. */
+export interface ToolListing {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema;
+  readonly annotations: {
+    readonly readOnlyHint: boolean;
+    readonly destructiveHint: boolean;
+    readonly idempotentHint: boolean;
+    /** ws acts only on its mounts: never on the world beyond them. */
+    readonly openWorldHint: false;
+  };
+}
 
-/** Every tool, in the order a client should list them. */
-export const tools: readonly ToolDefinition[] = (Object.keys(descriptions) as ToolName[]).map((name) => ({
-  name,
-  description: descriptions[name],
-  inputSchema: jsonSchemaOf(name),
-}));
+/** A tool's listing: its JSON Schemas and its hints as MCP annotations. */
+export function listingOf(tool: Tool): ToolListing {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchemaOf(tool.input),
+    outputSchema: tool.output,
+    annotations: {
+      readOnlyHint: tool.hints.readOnly,
+      destructiveHint: tool.hints.destructive,
+      idempotentHint: tool.hints.idempotent,
+      openWorldHint: false,
+    },
+  };
+}

@@ -4,11 +4,12 @@
  * from the same JSON Schema the client sees, so an error never disagrees with the schema.
  */
 import { z } from 'zod';
-import { type JsonSchema, type ToolInput, type ToolName, inputSchemas, jsonSchemaOf } from './schemas.ts';
+import { type JsonSchema, jsonSchemaOf } from './schemas.ts';
+import type { Tool } from './tool.ts';
 import { invalidInput, unknownFields } from './errors.ts';
 
 /** The outcome of checking one input. */
-export type Checked<N extends ToolName> = { readonly ok: true; readonly input: ToolInput<N> } | { readonly ok: false; readonly error: string };
+export type Checked<I> = { readonly ok: true; readonly input: I } | { readonly ok: false; readonly message: string };
 
 type Key = string | number;
 
@@ -77,11 +78,12 @@ function fieldName(path: readonly Key[]): string {
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
-/** Checks `input` for tool `name`; on failure, one sentence per problem, joined. */
-export function checkInput<N extends ToolName>(name: N, input: unknown): Checked<N> {
-  const parsed = (inputSchemas[name] as z.ZodType).safeParse(input === undefined ? {} : input);
-  if (parsed.success) return { ok: true, input: parsed.data as ToolInput<N> };
-  const schema = jsonSchemaOf(name);
+/** Checks `input` for `tool`; on failure, one sentence per problem, joined. */
+export function checkInput<S extends z.ZodType>(tool: Pick<Tool<S>, 'name' | 'input'>, input: unknown): Checked<z.infer<S>> {
+  const name = tool.name;
+  const parsed = tool.input.safeParse(input === undefined ? {} : input);
+  if (parsed.success) return { ok: true, input: parsed.data };
+  const schema = jsonSchemaOf(tool.input);
   const sentences: string[] = [];
   for (const issue of parsed.error.issues) {
     const path = issue.path.filter((k): k is Key => typeof k !== 'symbol');
@@ -97,5 +99,5 @@ export function checkInput<N extends ToolName>(name: N, input: unknown): Checked
     }
     sentences.push(invalidInput(name, fieldName(path), allowed(schemaAt(schema, path)), described(valueAt(input, path))));
   }
-  return { ok: false, error: [...new Set(sentences)].join(' ') };
+  return { ok: false, message: [...new Set(sentences)].join(' ') };
 }

@@ -16,7 +16,7 @@ export interface Refusal {
 
 /** What reading one path found. */
 export type ReadOutcome =
-  /** Text (or what will be shown as text): the bytes, and the disk check's notes (§4.5). */
+  /** Text (or what will be shown as text): the bytes, and the disk check's notes (the store-backed read, `@ws/reconcile`'s README). */
   | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly notes: readonly string[] }
   /** A binary file (read shows text only). */
   | { readonly kind: 'binary'; readonly size: number }
@@ -24,7 +24,7 @@ export type ReadOutcome =
   | { readonly kind: 'directory' }
   /** Nothing at this path, on disk or in the workspace. */
   | { readonly kind: 'missing' }
-  /** No page: the mount's sentence says why (e.g. §4.5's "disk deleted it and the deletion was taken in"). */
+  /** No page: the mount's sentence says why (e.g. "disk deleted it and the deletion was taken in"). */
   | { readonly kind: 'answer'; readonly message: string };
 
 /** One entry of a listing. */
@@ -34,7 +34,7 @@ export interface Entry {
   readonly kind: 'file' | 'directory';
   /** Bytes, for files. */
   readonly size?: number;
-  /** On a store-backed mount: the path's state (§4.1), e.g. `synced`, `workspace-draft`. */
+  /** On a store-backed mount: the path's state (`@ws/reconcile`'s README, "States"), e.g. `synced`, `workspace-draft`. */
   readonly state?: string;
 }
 
@@ -83,7 +83,7 @@ export interface Mount {
   /** The most bytes a file may have to be read, searched or stored as text. */
   readonly maxFileSize: number;
 
-  /** Reads one path; on a store-backed mount, runs the §4.5 disk check first. */
+  /** Reads one path; on a store-backed mount, checks disk first (`@ws/reconcile`'s read check). */
   read(path: string): Promise<ReadOutcome>;
   /** Lists a directory (`''`: the root), or the whole tree beneath it when `recursive`. */
   list(path: string, options: { recursive: boolean }): Promise<ListOutcome>;
@@ -98,11 +98,11 @@ export interface Mount {
    * the changes are drafts, pushed at once where the mount has `autoMaterialize`.
    */
   commit(changes: readonly Change[]): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
-  /** Takes disk's changes in for `path` (or the whole mount), §5 `sync`. */
+  /** Takes disk's changes in for `path` (or the whole mount): the `sync` tool. */
   sync(path: string | undefined): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
-  /** Pushes drafts to disk (§4.4), §5 `materialize`. */
+  /** Pushes drafts to disk (`@ws/reconcile`'s push): the `materialize` tool. */
   materialize(options: { path?: string; force: boolean }): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
-  /** §5 `status` for this mount: backend, root, read-only, branch, drafts, conflicts… */
+  /** The `status` tool's report for this mount: backend, root, read-only, branch, drafts, conflicts… */
   status(): Promise<Report>;
 }
 
@@ -110,6 +110,6 @@ export interface Mount {
 export interface Workspace {
   /** Every mount, in configuration order. */
   readonly mounts: readonly Mount[];
-  /** True when any mount is direct: grep's CR note then mentions disk's file (§3). */
+  /** True when any mount is direct: grep's CR note then mentions disk's file (the README's "grep's CR and BOM notes"). */
   readonly hasDirectMount: boolean;
 }

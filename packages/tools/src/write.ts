@@ -1,22 +1,30 @@
 /**
  * `write`: a file replaced whole (created, with its parents, where missing). The one
  * rule: the content is stored exactly as given — no line-end or BOM conversion — and a
- * write takes no disk change in first (SPEC §4.5): it replaces whatever is there.
+ * write takes no disk change in first (see the README's "write and delete"): it replaces
+ * whatever is there.
  */
 import { fileText } from '@ws/text';
-import type { ToolInput } from './schemas.ts';
+import { z } from 'zod';
+import { outputOf, path } from './schemas.ts';
+import { defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { loneSurrogate, mountRootChange, readOnly } from './errors.ts';
 import { locate } from './paths.ts';
-import { type ToolResult, answer, refuse } from './result.ts';
+import { type Answer, answer, refuse } from './result.ts';
 import { withReport } from './reports.ts';
 
 const encoder = new TextEncoder();
 
+const schema = z.strictObject({
+  path,
+  content: z.string(),
+});
+
 /** Writes `content` to `path`, replacing the file whole. */
-export async function write(workspace: Workspace, input: ToolInput<'write'>): Promise<ToolResult> {
+async function write(workspace: Workspace, input: z.infer<typeof schema>): Promise<Answer> {
   const at = locate(workspace, input.path);
-  if (!at.ok) return refuse(at.error);
+  if (!at.ok) return refuse(at.message);
   if (at.rel === '') return refuse(mountRootChange(at.path, 'write'));
   if (at.mount.readOnly) return refuse(readOnly(at.mount.name, 'write'));
   if (!input.content.isWellFormed()) return refuse(loneSurrogate('content'));
@@ -25,3 +33,14 @@ export async function write(workspace: Workspace, input: ToolInput<'write'>): Pr
   if (!stored.ok) return refuse(stored.message);
   return answer(withReport({ path: at.path, bytes: bytes.length, lines: fileText(input.content).lines.length }, stored.report));
 }
+
+/** The `write` tool. */
+export const writeTool = defineTool({
+  name: 'write',
+  title: 'Write a file',
+  description: 'Replace a file whole, or create it (and its directories).',
+  input: schema,
+  output: outputOf({ path: 'string', bytes: 'integer' }),
+  hints: { readOnly: false, destructive: true, idempotent: true },
+  run: (workspace, input) => write(workspace, input),
+});

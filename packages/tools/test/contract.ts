@@ -1,7 +1,7 @@
 /**
  * The contract suite: one answer whatever the mount. Every tool runs against a
  * store-backed mount and a direct mount over the same files, and the answers must be
- * identical — except for the wording SPEC §3 allows a host with a direct mount, and the
+ * identical — except for the wording a host with a direct mount adds (the README's "grep's CR and BOM notes"), and the
  * state that `ls` shows on a store-backed mount only. Every page with a budget fits it.
  *
  * The one rule: this file knows nothing about how a mount is made. It takes a factory,
@@ -55,7 +55,7 @@ type Call = { name: string; input: unknown; resultMaxChars?: number };
 
 /**
  * What may differ between the two answers, taken out: `ls`'s state (a store-backed
- * mount's alone) and grep's "or in disk's file on a direct mount" (§3).
+ * mount's alone) and grep's "or in disk's file on a direct mount".
  */
 export function comparable(result: ToolResult): ToolResult {
   if (!result.success) return result;
@@ -67,7 +67,7 @@ export function comparable(result: ToolResult): ToolResult {
   return { success: true, data: JSON.parse(data) };
 }
 
-/** The words §3 adds to grep's CR and BOM notes on a host with a direct mount. */
+/** The words a direct mount adds to grep's CR and BOM notes on a host with a direct mount. */
 export const DIRECT_HOST_WORDS = ', or in disk\u2019s file on a direct mount';
 
 /** Runs the contract suite against workspaces from `make`. */

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { z } from 'zod';
-import { checkInput, handleToolCall, inputSchemas, jsonSchemaOf, tools } from '../src/index.ts';
+import { checkInput, handleToolCall, jsonSchemaOf, listingOf, toolNamed, tools } from '../src/index.ts';
 import { memoryWorkspace } from './memory-workspace.ts';
 
 const ws = () => memoryWorkspace([{ name: 'work', backend: 'direct', files: { 'a.txt': 'hello\n' } }]);
@@ -11,21 +10,39 @@ async function errorOf(name: string, input: unknown, resultMaxChars?: number): P
   return r.error;
 }
 
-describe('tool definitions', () => {
-  test('every tool has a fixed description and the JSON Schema its zod schema makes', () => {
-    expect(tools.map((t) => t.name as string)).toEqual(Object.keys(inputSchemas));
+const read = toolNamed('read')!; // a tool every workspace has
+
+describe('tool records', () => {
+  test('every tool lists a title, a fixed description, its hints as annotations and both schemas', () => {
+    expect(tools.map((t) => t.name)).toEqual(['read', 'grep', 'glob', 'ls', 'write', 'edit', 'edit_many', 'delete', 'sync', 'materialize', 'status']);
     for (const t of tools) {
-      expect(t.description.length).toBeGreaterThan(10);
-      expect(t.inputSchema).toEqual(z.toJSONSchema(inputSchemas[t.name]) as Record<string, unknown>);
-      expect(t.inputSchema.type).toBe('object');
-      expect(t.inputSchema.additionalProperties).toBe(false);
+      const l = listingOf(t);
+      expect(l.title.length).toBeGreaterThan(3);
+      expect(l.description.length).toBeGreaterThan(10);
+      expect(l.inputSchema).toEqual(jsonSchemaOf(t.input));
+      expect([l.inputSchema.type, l.outputSchema.type]).toEqual(['object', 'object']);
+      expect(l.annotations).toEqual({ readOnlyHint: t.hints.readOnly, destructiveHint: t.hints.destructive, idempotentHint: t.hints.idempotent, openWorldHint: false });
     }
   });
 
+  test('the listed schemas carry no $schema and no safe-integer bounds, and the whole list stays small', () => {
+    const listed = JSON.stringify({ tools: tools.map(listingOf) });
+    expect(listed).not.toContain('$schema');
+    expect(listed).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    expect(listed.length).toBeLessThanOrEqual(6000);
+  });
+
+  test('a read-only tool is never destructive, and every tool that can overwrite disk says so', () => {
+    for (const t of tools) if (t.hints.readOnly) expect(t.hints.destructive).toBe(false);
+    const destructive = tools.filter((t) => t.hints.destructive).map((t) => t.name);
+    expect(destructive).toEqual(['write', 'edit', 'edit_many', 'delete', 'materialize']);
+  });
+
   test('the schema says what validation enforces: read’s offset is an integer from 1, offsetChars from 0', () => {
-    const props = jsonSchemaOf('read').properties as Record<string, { type: string; minimum: number }>;
+    const schema = jsonSchemaOf(read.input);
+    const props = schema.properties as Record<string, { type: string; minimum: number }>;
     expect([props.offset.type, props.offset.minimum, props.offsetChars.minimum]).toEqual(['integer', 1, 0]);
-    expect(jsonSchemaOf('read').required).toEqual(['path']);
+    expect(schema.required).toEqual(['path']);
   });
 });
 
@@ -75,7 +92,7 @@ describe('input checks answer a sentence naming the field and what is allowed', 
   });
 
   test('checkInput passes a valid input through', () => {
-    expect(checkInput('read', { path: 'work/a.txt', offset: 2 })).toEqual({ ok: true, input: { path: 'work/a.txt', offset: 2 } });
+    expect(checkInput(read, { path: 'work/a.txt', offset: 2 })).toEqual({ ok: true, input: { path: 'work/a.txt', offset: 2 } });
   });
 
   test('a missing input is an empty object', async () => {

@@ -1,7 +1,7 @@
 /**
  * An in-memory workspace for tests: a direct mount (disk as it is) and a store-backed
  * mount (a workspace copy over disk, with a small three-way check), both behind the
- * real `Mount` interface. The one rule: it behaves the way SPEC §4.5 says a mount does
+ * real `Mount` interface. The one rule: it behaves the way the host's mounts do (`@ws/reconcile`'s read check)
  * at the seam — the tools cannot tell it from a real one — but it is a fake: the real
  * three-way rule lives in `@ws/reconcile` and the host.
  *
@@ -101,7 +101,7 @@ export class MemoryMount implements Mount {
     return path === '' || this.filePaths().some((p) => p.startsWith(`${path}/`));
   }
 
-  /** The state of a path on a store-backed mount (§4.1). */
+  /** The state of a path on a store-backed mount (`@ws/reconcile`'s README, "States"). */
   stateOf(path: string): string {
     const d = this.disk.get(path);
     const s = this.store.get(path);
