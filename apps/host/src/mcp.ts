@@ -86,7 +86,8 @@ export function createMcpServer(workspace: Workspace, resultMaxChars: number, ca
     if (result.success) {
       // The data as structured content, and the same JSON as text for clients that read only text.
       const structuredContent = result.data as Record<string, unknown>;
-      return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }], structuredContent };
+      const images = (result.images ?? []).map((i) => ({ type: 'image' as const, data: i.data, mimeType: i.mimeType }));
+      return { content: [{ type: 'text' as const, text: JSON.stringify(result.data) }, ...images], structuredContent };
     }
     // The error is a sentence for the model; it is shown as is.
     return { content: [{ type: 'text' as const, text: result.error }], isError: true };

@@ -120,6 +120,11 @@ export function binaryRead(path: string, size: number): string {
   return `${path} is a binary file (${plural(size, 'byte')}); read shows text only.`;
 }
 
+/** An image whose base64 does not fit the budget. */
+export function imageTooLarge(path: string, size: number, length: number, budget: number): string {
+  return `${path} is an image of ${plural(size, 'byte')}: ${length} characters as base64, over this call's limit of ${budget}; read shows an image whole or not at all.`;
+}
+
 /** A list answer cut to its budget. */
 export function listCut(what: string, shown: number, total: number, narrow: string): string {
   return `Showing the first ${shown} of ${total} ${what}; ${total - shown} more not shown. ${narrow}`;

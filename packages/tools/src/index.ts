@@ -1,5 +1,5 @@
 export { type ToolCall, handleToolCall } from './handle.ts';
-export { type Answer, type Data, type ToolResult, answer, onTheWire, refuse } from './result.ts';
+export { type Answer, type Data, type Image, type ToolResult, answer, onTheWire, refuse } from './result.ts';
 export { type CallContext, type Progress, type Tool, type ToolHints, defineTool } from './tool.ts';
 export { type ToolListing, listingOf, toolNamed, tools } from './tools.ts';
 export { type JsonSchema, jsonSchemaOf } from './schemas.ts';

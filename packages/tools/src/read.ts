@@ -2,7 +2,8 @@
  * `read`: a file as a line page or a character page (`@ws/paging`), on either kind of
  * mount; on a store-backed mount the mount's disk check runs first and its notes ride
  * in the page's note, counted against the budget. The one rule: whatever is not a page
- * — a directory, a binary file, a missing path, a refused request — is a sentence.
+ * — a directory, a binary file, a missing path, a refused request — is a sentence,
+ * except an image (PNG, JPEG, GIF, WebP), which is shown whole where it fits.
  */
 import { fileText } from '@ws/text';
 import { PagingError, characterPage, linePage } from '@ws/paging';
@@ -10,7 +11,9 @@ import { z } from 'zod';
 import { outputOf, path, wholeFromOne, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
-import { binaryRead, isDirectory, missing } from './errors.ts';
+import { binaryRead, imageTooLarge, isDirectory, missing } from './errors.ts';
+import { base64Length, imageType } from './image.ts';
+import { jsonLength } from '@ws/text';
 import { suggestions } from './close-paths.ts';
 import { locate } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
@@ -34,7 +37,7 @@ async function read(workspace: Workspace, input: ReadInput, { budget }: CallCont
     case 'directory':
       return refuse(isDirectory(at.path, 'read'));
     case 'binary':
-      return refuse(binaryRead(at.path, found.size));
+      return found.bytes ? image(at.path, found.bytes, budget) : refuse(binaryRead(at.path, found.size));
     case 'missing':
       return refuse(missing(at.path, await suggestions(at.mount, at.path)));
     case 'answer':
@@ -55,6 +58,16 @@ async function read(workspace: Workspace, input: ReadInput, { budget }: CallCont
     if (err instanceof PagingError) return refuse(err.message);
     throw err;
   }
+}
+
+/** An image, shown whole where it fits the budget; any other binary file, refused. */
+function image(path: string, bytes: Uint8Array, budget: number | undefined): Answer {
+  const mimeType = imageType(bytes);
+  if (mimeType === undefined) return refuse(binaryRead(path, bytes.length));
+  const data = { path, mimeType, size: bytes.length };
+  const length = base64Length(bytes.length);
+  if (budget !== undefined && length + jsonLength(data) > budget) return refuse(imageTooLarge(path, bytes.length, length, budget));
+  return answer(data, [{ mimeType, data: Buffer.from(bytes).toString('base64') }]);
 }
 
 /** Line fields passed on beside character ones, so the page refuses "not both" in its own words. */

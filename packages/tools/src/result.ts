@@ -8,15 +8,26 @@
 /** A tool's data: always a JSON object (never an array), so MCP can carry it as `structuredContent`. */
 export type Data = object;
 
+/** An image an answer shows beside its data (MCP: an image content block). */
+export interface Image {
+  readonly mimeType: string;
+  /** The image's bytes, base64. */
+  readonly data: string;
+}
+
 /** A tool's answer inside the house. */
-export type Answer = { readonly ok: true; readonly data: Data } | { readonly ok: false; readonly message: string };
+export type Answer =
+  | { readonly ok: true; readonly data: Data; readonly images?: readonly Image[] }
+  | { readonly ok: false; readonly message: string };
 
 /** A tool call's answer on the wire. */
-export type ToolResult = { readonly success: true; readonly data: Data } | { readonly success: false; readonly error: string };
+export type ToolResult =
+  | { readonly success: true; readonly data: Data; readonly images?: readonly Image[] }
+  | { readonly success: false; readonly error: string };
 
-/** A successful answer. */
-export function answer(data: Data): Answer {
-  return { ok: true, data };
+/** A successful answer, with any images it shows. */
+export function answer(data: Data, images?: readonly Image[]): Answer {
+  return images === undefined ? { ok: true, data } : { ok: true, data, images };
 }
 
 /** A refusal, as a sentence. */
@@ -26,5 +37,6 @@ export function refuse(message: string): Answer {
 
 /** The wire shape of an answer. */
 export function onTheWire(a: Answer): ToolResult {
-  return a.ok ? { success: true, data: a.data } : { success: false, error: a.message };
+  if (!a.ok) return { success: false, error: a.message };
+  return a.images === undefined ? { success: true, data: a.data } : { success: true, data: a.data, images: a.images };
 }

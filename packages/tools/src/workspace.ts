@@ -18,8 +18,11 @@ export interface Refusal {
 export type ReadOutcome =
   /** Text (or what will be shown as text): the bytes, and the disk check's notes (the store-backed read, `@ws/reconcile`'s README). */
   | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly notes: readonly string[] }
-  /** A binary file (read shows text only). */
-  | { readonly kind: 'binary'; readonly size: number }
+  /**
+   * A binary file (read shows text only, and images). `bytes` where the mount has them at
+   * hand (the file is within `maxFileSize`), so an image can be shown.
+   */
+  | { readonly kind: 'binary'; readonly size: number; readonly bytes?: Uint8Array }
   /** A directory (use ls). */
   | { readonly kind: 'directory' }
   /** Nothing at this path, on disk or in the workspace. */

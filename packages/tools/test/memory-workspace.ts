@@ -170,7 +170,7 @@ export class MemoryMount implements Mount {
       const d = this.disk.get(path);
       if (d === undefined) return { kind: 'missing' };
       if (d.length > this.maxFileSize) return { kind: 'answer', message: `${this.full(path)} is ${d.length} bytes, over this mount's limit of ${this.maxFileSize} for text.` };
-      return isBinary(d) ? { kind: 'binary', size: d.length } : { kind: 'file', bytes: d, notes: [] };
+      return isBinary(d) ? { kind: 'binary', size: d.length, bytes: d } : { kind: 'file', bytes: d, notes: [] };
     }
     const checked = this.check(path);
     if (checked.answer) return { kind: 'answer', message: checked.answer };
@@ -178,7 +178,7 @@ export class MemoryMount implements Mount {
     if (s) return { kind: 'file', bytes: s, notes: checked.notes };
     if (s === null) return { kind: 'missing' };
     const d = this.disk.get(path);
-    if (d && isBinary(d)) return { kind: 'binary', size: d.length };
+    if (d && isBinary(d)) return { kind: 'binary', size: d.length, bytes: d };
     if (d) return { kind: 'answer', message: `${this.full(path)} is ${d.length} bytes, over this mount's limit of ${this.maxFileSize} for text.` };
     return { kind: 'missing' };
   }

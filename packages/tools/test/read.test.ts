@@ -8,6 +8,8 @@ const files = {
   'src/b.ts': 'b\n',
   'docs/readme.md': '\uFEFF# Title\n',
   'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]),
+  'shot.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, ...new Array(300).fill(7)]),
+  'photo.jpg': new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0]),
 };
 
 function workspace(backend: 'store' | 'direct', extra: Partial<MemoryMountOptions> = {}) {
@@ -43,6 +45,24 @@ for (const backend of ['store', 'direct'] as const) {
     test('a path is normalized: extra slashes and dots name the same file', async () => {
       const r = await call(workspace(backend), { path: 'work//src/./b.ts' });
       expect(r.success && (r.data as { path: string }).path).toBe('work/src/b.ts');
+    });
+
+    test('an image (told by its first bytes) is shown whole, its base64 counted against the budget', async () => {
+      const ws = workspace(backend);
+      const png = await call(ws, { path: 'work/shot.png' }, 24_000);
+      const bytes = files['shot.png'];
+      expect(png).toEqual({
+        success: true,
+        data: { path: 'work/shot.png', mimeType: 'image/png', size: bytes.length },
+        images: [{ mimeType: 'image/png', data: Buffer.from(bytes).toString('base64') }],
+      });
+      const jpg = await call(ws, { path: 'work/photo.jpg' });
+      expect(jpg.success && jpg.images?.[0]?.mimeType).toBe('image/jpeg');
+      // 312 bytes are 416 characters of base64: a budget of 420 cannot hold them and the data.
+      expect(await call(ws, { path: 'work/shot.png' }, 420)).toEqual({
+        success: false,
+        error: `work/shot.png is an image of 312 bytes: 416 characters as base64, over this call's limit of 420; read shows an image whole or not at all.`,
+      });
     });
 
     test('a directory, a binary file and a missing file are sentences', async () => {
