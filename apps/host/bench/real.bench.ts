@@ -1,0 +1,154 @@
+/**
+ * ws as users meet it, on a tree shaped like a real repository (`real-tree.ts`: at least
+ * 40,000 files of real source text), against the commands people compare it with, each
+ * pair timed in turn in this run:
+ * - grep: `ws call grep` (a whole process) and a call over MCP to a warm `ws mcp`, on a
+ *   direct and on a store-backed mount, against `rg -n --crlf` as a whole process;
+ * - sync with nothing changed against `git status`; the first sync against
+ *   `git hash-object --stdin-paths` over the same files;
+ * - the store's size against the tree's text; peak RSS of a grep and of a first sync;
+ * - start-up: a `ws call` against `bun -e 0`.
+ * Figures are ratios; a missing reference (ripgrep, git) fails the benchmark.
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { realTree, reference } from './real-tree.ts';
+
+const CLI = resolve(import.meta.dir, '../src/cli.ts');
+const ROUNDS = Number(process.env.WS_BENCH_ROUNDS ?? 5);
+const BUDGET = '24000';
+const PATTERNS = [
+  { name: 'selective identifier', pattern: 'createReconciler' },
+  { name: 'selective regex', pattern: 'function\\s+\\w+Error' },
+  { name: 'common word', pattern: 'return' },
+] as const;
+
+const rg = reference('rg', 'ripgrep');
+const git = reference('git', 'git');
+const tree = realTree();
+console.log(`tree: ${tree.files} files, ${(tree.textBytes / 1e6).toFixed(1)} MB of text at ${tree.root}`);
+
+const work = mkdtempSync(join(tmpdir(), 'ws-bench-real-'));
+function config(name: string, backend: 'store' | 'direct'): string {
+  const file = join(work, `${name}.toml`);
+  writeFileSync(file, `[store]\npath = "${join(work, `${name}.sqlite`)}"\n\n[[mount]]\nname = "work"\npath = "${tree.root}"\nbackend = "${backend}"\n`);
+  return file;
+}
+const direct = config('direct', 'direct');
+const store = config('store', 'store');
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** A whole process, run to its exit with its output drained: ms and peak RSS (bytes). */
+async function run(argv: readonly string[], stdin?: string): Promise<{ ms: number; maxRss: number; code: number }> {
+  const t = performance.now();
+  const child = Bun.spawn([...argv], { cwd: tree.root, stdout: 'pipe', stderr: 'ignore', stdin: stdin === undefined ? 'ignore' : new Blob([stdin]) });
+  await new Response(child.stdout).arrayBuffer();
+  const code = await child.exited;
+  const ms = performance.now() - t;
+  return { ms, maxRss: child.resourceUsage()?.maxRSS ?? 0, code };
+}
+
+/** Medians of measures taken in turn, the order rotating each round. */
+async function paired(measures: readonly (() => Promise<number>)[], rounds = ROUNDS): Promise<number[]> {
+  const times: number[][] = measures.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < measures.length; k++) {
+      const i = (k + round) % measures.length;
+      times[i].push(await measures[i]());
+    }
+  }
+  return times.map(median);
+}
+
+const ratio = (x: number, ref: number) => (x / ref).toFixed(2);
+function target(label: string, value: number, max: number, unit = '×'): void {
+  console.log(`  ${label}: ${value.toFixed(2)}${unit} (target ≤ ${max}${unit}) ${value <= max ? 'met' : 'NOT MET'}`);
+}
+
+async function warmClient(configFile: string): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: 'bun', args: [CLI, '--config', configFile, 'mcp'], stderr: 'ignore' }));
+  return client;
+}
+
+async function mcpGrep(client: Client, pattern: string): Promise<number> {
+  const t = performance.now();
+  await client.callTool({ name: 'grep', arguments: { pattern } });
+  return performance.now() - t;
+}
+
+function sizeOf(path: string): number {
+  let total = 0;
+  for (const name of readdirSync(work)) if (join(work, name).startsWith(path)) total += statSync(join(work, name)).size;
+  return total;
+}
+
+try {
+  // The first sync fills the store; git hashes the same files and writes nothing.
+  const paths = Bun.spawnSync([git, 'ls-files', '-z'], { cwd: tree.root }).stdout.toString().split('\0').filter(Boolean).join('\n');
+  const hash = await run([git, 'hash-object', '--stdin-paths'], paths);
+  const first = await run(['bun', CLI, '--config', store, 'sync']);
+  if (first.code !== 0) throw new Error(`ws sync exited ${first.code}`);
+  console.log('first sync, against git hash-object --stdin-paths over the same files');
+  target('ratio', first.ms / hash.ms, 3);
+  console.log(`  ws ${first.ms.toFixed(0)} ms, peak RSS ${(first.maxRss / 2 ** 20).toFixed(0)} MiB; git ${hash.ms.toFixed(0)} ms`);
+  target('peak RSS of a first sync', first.maxRss / 2 ** 20, 150, ' MiB');
+
+  const storeBytes = sizeOf(join(work, 'store.sqlite'));
+  console.log('store size, against the tree\'s text');
+  target('ratio', storeBytes / tree.textBytes, 1.2);
+
+  const [gitStatus, wsSync] = await paired([
+    async () => (await run([git, 'status', '--porcelain'])).ms,
+    async () => (await run(['bun', CLI, '--config', store, 'sync'])).ms,
+  ]);
+  console.log('sync with nothing changed, against git status');
+  target('ratio', wsSync / gitStatus, 1.2);
+
+  const [bare, call] = await paired([
+    async () => (await run(['bun', '-e', '0'])).ms,
+    async () => (await run(['bun', CLI, '--config', direct, 'call', 'ls', '{}'])).ms,
+  ]);
+  console.log(`start-up: ws call ${call.toFixed(0)} ms, bun -e 0 ${bare.toFixed(0)} ms`);
+  target('above bun -e 0', call - bare, 25, ' ms');
+
+  const warmStore = await warmClient(store);
+  const warmDirect = await warmClient(direct);
+  try {
+    for (const { name, pattern } of PATTERNS) {
+      await mcpGrep(warmStore, pattern); // warm: the server's first call settles the tree
+      await mcpGrep(warmDirect, pattern);
+      let peak = 0;
+      const [ref, oneDirect, oneStore, mcpStore, mcpDirect] = await paired([
+        async () => (await run([rg, '-n', '--crlf', pattern, '.'])).ms,
+        async () => {
+          const r = await run(['bun', CLI, '--config', direct, 'call', 'grep', JSON.stringify({ pattern }), '--result-max-chars', BUDGET]);
+          peak = Math.max(peak, r.maxRss);
+          return r.ms;
+        },
+        async () => (await run(['bun', CLI, '--config', store, 'call', 'grep', JSON.stringify({ pattern }), '--result-max-chars', BUDGET])).ms,
+        () => mcpGrep(warmStore, pattern),
+        () => mcpGrep(warmDirect, pattern),
+      ]);
+      console.log(`grep, ${name} (${pattern}), against rg -n --crlf (${ref.toFixed(0)} ms)`);
+      if (name !== 'common word') target('over MCP, warm, store-backed', mcpStore / ref, 0.5);
+      else console.log(`  over MCP, warm, store-backed: ${ratio(mcpStore, ref)}×`);
+      console.log(`  over MCP, warm, direct: ${ratio(mcpDirect, ref)}×`);
+      target('ws call, direct', oneDirect / ref, 1.5);
+      target('ws call, store-backed', oneStore / ref, 1.5);
+      target('peak RSS of a direct grep', peak / 2 ** 20, 120, ' MiB');
+    }
+  } finally {
+    await warmStore.close();
+    await warmDirect.close();
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
