@@ -45,7 +45,7 @@ export const contractFiles: Readonly<Record<string, Uint8Array>> = {
   'lf.txt': enc.encode('plain\nlines\ntwo\n'),
   'src/app.ts': enc.encode('export const two = 2;\n'),
   'src/deep/util.ts': enc.encode('export function one() {\n  return 1;\n}\n'),
-  'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+  'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]), // binary, but not an image read would show
 };
 
 /** The budgets pages are read at: none (an in-process caller), 24,000 and 1,000. */
