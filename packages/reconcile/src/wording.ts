@@ -91,7 +91,5 @@ export const readSentence = {
     `This file is in conflict: ${conflictDescription[kind]}. This read shows the workspace's draft. To settle it: ${ways.join('; or ')}.`,
   conflictWorkspaceDeleted: (kind: ConflictKind, ways: readonly string[]): string =>
     `This file is in conflict: ${conflictDescription[kind]}. The workspace has no copy to show. To settle it: ${ways.join('; or ')}.`,
-  workspaceDeleted:
-    "The workspace deleted this file; disk still has it. `materialize` on this path deletes it on disk; `sync` on this path brings disk's copy back.",
   notInBranch: "The selected branch doesn't have this file; disk has it. `sync` on this path takes disk's copy into the branch.",
 } as const;
