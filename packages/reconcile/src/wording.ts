@@ -5,7 +5,7 @@
  */
 import type { ConflictKind, NotStoredWhy } from './ports.ts';
 
-/** The reason a pass gives up (SPEC §4.4), exactly as the spec words it. */
+/** The reason a pass gives up (README, "Passes and pushes"). */
 export const BRANCH_KEPT_CHANGING = 'the selected branch kept changing while the scan ran';
 
 /** Why a path is `unverified`. */
@@ -37,7 +37,7 @@ export const conflictDescription: Readonly<Record<ConflictKind, string>> = {
   interrupted: 'an effect on this file was interrupted and disk now holds something else, so which side is newer is unknown',
 };
 
-/** The ways out of a conflict, by what they do (SPEC §4.5). */
+/** The ways out of a conflict, by what they do (README, "What a read shows"). */
 export const wayOutSentence = {
   syncKeepsDisk: "`sync` on this path keeps disk's copy and gives up the workspace's",
   syncTakesDeletion: "`sync` on this path takes disk's deletion and removes the workspace's copy",
@@ -73,7 +73,7 @@ function notStoredClause(why: NotStoredWhy): string {
   return why === 'binary' ? 'it is binary' : "it is larger than the mount's size limit";
 }
 
-/** The read's disk-check sentences (SPEC §4.5). */
+/** The read's disk-check sentences (README, "What a read shows"). */
 export const readSentence = {
   tookDiskChange: "Disk's copy changed and the workspace's didn't, so it was taken in: this read shows disk's text.",
   unverified: (sentence: string): string => `${sentence} This read shows the workspace's copy.`,
