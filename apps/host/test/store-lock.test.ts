@@ -4,8 +4,9 @@
  * store that doesn't exist yet), and fairness (a `ws call` beside a busy server gets in).
  */
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { storeFiles } from '../src/store/files.ts';
 import { tempDir } from './fixtures.ts';
 import { connectStdio, makeWorkspace, mcpCall, wsCall } from './ws-process.ts';
 
@@ -79,6 +80,9 @@ describe('the store lock across processes', () => {
       const status = await wsCall(w.dir, 'status', {}, ['--config', w.config]);
       const drafts = status.result.success ? ((status.result.data.mounts as { drafts: string[] }[])[0].drafts ?? []) : [];
       expect(drafts.length).toBe(32);
+      // Every file the store made beside itself is one of its own (walks and containment pass over exactly these).
+      const own = storeFiles(join(w.dir, '.ws/store.sqlite'));
+      expect(readdirSync(join(w.dir, '.ws')).filter((n) => !own.includes(join(w.dir, '.ws', n)))).toEqual([]);
     });
   }
 

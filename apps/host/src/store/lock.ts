@@ -28,7 +28,7 @@ export const IDLE_RELEASE_MS = 25;
 /** How long an operation waits for the lock before it answers that the store is busy. */
 export const LOCK_TIMEOUT_MS = 30_000;
 
-/** The lock files beside a store at `storePath`: the lock, and the waiters' announcement. */
+/** The lock files beside a store at `storePath` (both in `STORE_FILE_SUFFIXES`): the lock, and the waiters' announcement. */
 export function lockPaths(storePath: string): { readonly lock: string; readonly waiting: string } {
   return { lock: `${storePath}.lock`, waiting: `${storePath}.lock-wait` };
 }

@@ -107,14 +107,14 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
  * one sentence in the verb's own failure shape — no stack trace reaches a model or a
  * person (`WS_DEBUG=1` prints it on stderr).
  */
-async function guarded<T>(op: () => Promise<T>, failed: (message: string) => T): Promise<T> {
+async function guarded<T>(ctx: StoreMountContext, what: { verb: string; path?: string }, op: () => Promise<T>, failed: (message: string) => T): Promise<T> {
   try {
     return await op();
   } catch (err) {
     if (process.env.WS_DEBUG === '1') console.error(err);
     const why = err instanceof Error ? err.message : String(err);
-    const sentence = err instanceof Error && (err.name === 'StoreError' || err.name === 'LockTimeout') ? why : `ws failed: ${why.split('\n')[0].slice(0, 200)}.`;
-    return failed(sentence);
+    const ours = err instanceof Error && (err.name === 'StoreError' || err.name === 'LockTimeout');
+    return failed(ours ? why : ctx.words.failed(what.verb, what.path, why));
   }
 }
 
@@ -138,32 +138,32 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     async read(path) {
       const where = ctx.contain(path, 'read');
       if (!where.ok) return { kind: 'answer', message: where.message };
-      return guarded(() => lock.run(() => readPath(ctx, path)), (message) => ({ kind: 'answer', message }));
+      return guarded(ctx, { verb: 'Reading', path }, () => lock.run(() => readPath(ctx, path)), (message) => ({ kind: 'answer', message }));
     },
     async list(path, options) {
-      return contained(path, 'read') ?? guarded(() => lock.run(() => listPath(ctx, path, options.recursive)), refuse);
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive)), refuse);
     },
     async *searchFiles(path): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
-      const plan = await guarded(() => lock.run(() => searchPlan(ctx, path)), (message) => [{ path, source: 'skip' as const, reason: message }]);
+      const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path)), (message) => [{ path, source: 'skip' as const, reason: message }]);
       yield* searchBytes(ctx, plan);
     },
     async commit(changes) {
-      return refuseBeforeLock(ctx, changes) ?? guarded(() => lock.run(() => commitChanges(ctx, changes)), refuse);
+      return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(() => commitChanges(ctx, changes)), refuse);
     },
     async sync(path) {
-      return contained(path, 'change') ?? guarded(() => lock.run(() => syncPath(ctx, path)), refuse);
+      return contained(path, 'change') ?? guarded(ctx, { verb: 'Syncing', path }, () => lock.run(() => syncPath(ctx, path)), refuse);
     },
     async materialize({ path, force }) {
-      return contained(path, 'change') ?? guarded(() => lock.run(() => materializePath(ctx, path, force)), refuse);
+      return contained(path, 'change') ?? guarded(ctx, { verb: 'Materializing', path }, () => lock.run(() => materializePath(ctx, path, force)), refuse);
     },
     async status() {
-      return guarded(() => lock.run(() => mountStatus(ctx)), (message) => ({ mount: config.name, backend: 'store', root: config.root, failed: message }));
+      return guarded(ctx, { verb: 'Status of' }, () => lock.run(() => mountStatus(ctx)), (message) => ({ mount: config.name, backend: 'store', root: config.root, failed: message }));
     },
-    acceptRoot: () => guarded(() => lock.run(() => acceptRoot(ctx)), refuse),
+    acceptRoot: () => guarded(ctx, { verb: 'Syncing' }, () => lock.run(() => acceptRoot(ctx)), refuse),
     passPaths: (paths) => lock.run(() => ctx.pass({ kind: 'paths', paths: [...paths] })),
     passDirectory: (path) => lock.run(() => ctx.pass({ kind: 'directory', path })),
     recover: () => lock.run(() => ctx.reconciler.recover()),
-    candidates: (path) => guarded(() => closeTo(ctx, path), () => []),
+    candidates: (path) => guarded(ctx, { verb: 'Suggesting paths for', path }, () => closeTo(ctx, path), () => []),
   };
 }
