@@ -95,7 +95,16 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
       storeMounts.push(sm);
     }
   }
-  for (const sm of storeMounts) await sm.recover();
+  try {
+    for (const sm of storeMounts) await sm.recover();
+  } catch (err) {
+    try {
+      store?.close();
+    } finally {
+      lock.close();
+    }
+    throw err;
+  }
 
   const watchers: Watching | undefined = options.watch
     ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)

@@ -24,6 +24,7 @@ import { materializePath } from './materialize.ts';
 import { readPath } from './read.ts';
 import { searchBytes, searchPlan } from './search.ts';
 import { mountStatus } from './status.ts';
+import { guarded } from './failures.ts';
 import { acceptRoot, syncPath } from './sync.ts';
 import { closeTo } from './suggest.ts';
 
@@ -100,22 +101,6 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     memory: { acceptingNewRoot: false, lastPassedOver: {} },
   };
   return ctx;
-}
-
-/**
- * Runs one verb; a failure (a store fault, a busy lock, a disk that threw) becomes its
- * one sentence in the verb's own failure shape — no stack trace reaches a model or a
- * person (`WS_DEBUG=1` prints it on stderr).
- */
-async function guarded<T>(ctx: StoreMountContext, what: { verb: string; path?: string }, op: () => Promise<T>, failed: (message: string) => T): Promise<T> {
-  try {
-    return await op();
-  } catch (err) {
-    if (process.env.WS_DEBUG === '1') console.error(err);
-    const why = err instanceof Error ? err.message : String(err);
-    const ours = err instanceof Error && (err.name === 'StoreError' || err.name === 'LockTimeout');
-    return failed(ours ? why : ctx.words.failed(what.verb, what.path, why));
-  }
 }
 
 /** A store-backed mount over `config.root`, keeping its copy in `deps.store`. */
