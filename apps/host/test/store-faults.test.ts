@@ -84,6 +84,30 @@ describe('a refused store is left byte for byte as it was', () => {
   });
 });
 
+describe('a busy store', () => {
+  test('a store another connection keeps write-locked for a second is waited for, and never called damaged', async () => {
+    const { w, store } = await storedWorkspace();
+    const script = `
+      import { Database } from 'bun:sqlite';
+      const db = new Database(${JSON.stringify(store)});
+      db.run('BEGIN IMMEDIATE');
+      db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', 'x')");
+      console.log('locked');
+      await Bun.sleep(1000);
+      db.run('COMMIT');
+      db.close();
+    `;
+    const holder = Bun.spawn(['bun', '-e', script], { stdout: 'pipe', stderr: 'inherit' });
+    const reader = holder.stdout.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('locked');
+    const ran = await ws(w.dir, ['--config', w.config, 'call', 'write', JSON.stringify({ path: 'work/b.txt', content: 'two\n' })]);
+    expect(await holder.exited).toBe(0);
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toMatchObject({ success: true });
+  });
+});
+
 describe('a store failing mid-call is one sentence', () => {
   test('a damaged page found by a read is the read\'s error, and the store is left as it was', async () => {
     const big = `${'0123456789abcdef'.repeat(4)}\n`.repeat(2_000); // 130 KB: the blob spans overflow pages

@@ -13,6 +13,7 @@
  * ({@link IDLE_RELEASE_MS}), so a read after a read pays for it once.
  */
 import { type LockFile, openLockFile } from '../disk/lock-file.ts';
+import { StoreError } from './faults.ts';
 
 /** Whatever keeps one operation at a time on a store, across processes. */
 export interface Lock {
@@ -94,8 +95,17 @@ export class StoreLock implements Lock {
   }
 
   private open(): { readonly lock: LockFile; readonly waiting: LockFile } {
-    this.files ??= { lock: openLockFile(this.paths.lock), waiting: openLockFile(this.paths.waiting) };
-    return this.files;
+    if (this.files !== undefined) return this.files;
+    let lock: LockFile | undefined;
+    try {
+      lock = openLockFile(this.paths.lock);
+      this.files = { lock, waiting: openLockFile(this.paths.waiting) };
+      return this.files;
+    } catch (err) {
+      lock?.close();
+      const why = (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
+      throw new StoreError(`The store lock ${this.paths.lock} could not be opened (${why}); ws needs to make and lock files beside the store.`);
+    }
   }
 
   /** True when another lock holds the waiters' file (shared): someone is waiting for the store. */
