@@ -124,6 +124,7 @@ export class SqliteStore implements Store {
           // the failure already ended the transaction
         }
       }
+      this.scanCache = undefined; // it may hold writes the failure undid
       throw fault;
     }
   }

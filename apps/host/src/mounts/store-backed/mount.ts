@@ -137,7 +137,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(() => commitChanges(ctx, changes)), refuse);
     },
     async sync(path) {
-      return contained(path, 'change') ?? guarded(ctx, { verb: 'Syncing', path }, () => lock.run(() => syncPath(ctx, path)), refuse);
+      // sync changes only the store (disk is read), so a protected path may be synced; ws's own files never are.
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Syncing', path }, () => lock.run(() => syncPath(ctx, path)), refuse);
     },
     async materialize({ path, force }) {
       return contained(path, 'change') ?? guarded(ctx, { verb: 'Materializing', path }, () => lock.run(() => materializePath(ctx, path, force)), refuse);
