@@ -131,6 +131,11 @@ describe('a store failing mid-call is one sentence', () => {
     expect(ran.stderr).toBe('');
     expect(snapshot(storeDir)).toEqual(before);
     expect(readdirSync(storeDir).filter((n) => n.endsWith('-wal') || n.endsWith('-shm'))).toEqual([]);
+    // grep reads the same blob after its plan: that file is skipped with the sentence, the call answers.
+    const grep = await ws(w.dir, ['--config', w.config, 'call', 'grep', JSON.stringify({ pattern: 'abc', path: 'work' })]);
+    expect(grep.stderr).toBe('');
+    expect(grep.stdout).toMatch(/The store .*store\.sqlite is damaged/);
+    expect(snapshot(storeDir)).toEqual(before);
   });
 
   let spy: ReturnType<typeof spyOn> | undefined;

@@ -43,16 +43,29 @@ export async function searchPlan(ctx: StoreMountContext, path: string): Promise<
 /** The bytes of each planned file, read outside the lock (blobs never change; disk is read as it is). */
 export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[]): AsyncIterable<SearchFile> {
   for (const item of plan) {
-    if (item.source === 'skip') {
-      yield { path: item.path, skipped: item.reason };
-    } else if (item.source === 'disk') {
-      const read = await ctx.disk.read(item.path, ctx.config.maxFileSize);
-      if (read.kind === 'file' && read.bytes !== null) yield { path: item.path, bytes: read.bytes };
-    } else {
-      const bytes = ctx.store.getBlob(item.hash);
-      if (bytes !== null) yield { path: item.path, bytes };
-      const other = item.conflictHash ? ctx.store.getBlob(item.conflictHash) : null;
-      if (other !== null) yield { path: item.path, bytes: other, version: 'conflicting-disk' };
+    let found: SearchFile[];
+    try {
+      found = await bytesOf(ctx, item);
+    } catch (err) {
+      // One file that can't be read is skipped with why; the search goes on.
+      if (process.env.WS_DEBUG === '1') console.error(err);
+      const why = err instanceof Error ? err.message : String(err);
+      found = [{ path: item.path, skipped: err instanceof Error && err.name === 'StoreError' ? why : ctx.words.failed('Reading', item.path, why) }];
     }
+    yield* found;
   }
+}
+
+async function bytesOf(ctx: StoreMountContext, item: SearchItem): Promise<SearchFile[]> {
+  if (item.source === 'skip') return [{ path: item.path, skipped: item.reason }];
+  if (item.source === 'disk') {
+    const read = await ctx.disk.read(item.path, ctx.config.maxFileSize);
+    return read.kind === 'file' && read.bytes !== null ? [{ path: item.path, bytes: read.bytes }] : [];
+  }
+  const out: SearchFile[] = [];
+  const bytes = ctx.store.getBlob(item.hash);
+  if (bytes !== null) out.push({ path: item.path, bytes });
+  const other = item.conflictHash ? ctx.store.getBlob(item.conflictHash) : null;
+  if (other !== null) out.push({ path: item.path, bytes: other, version: 'conflicting-disk' });
+  return out;
 }
