@@ -68,6 +68,16 @@ describe('the store lock across processes', () => {
     expect(problems).toEqual([]);
   });
 
+  test("a lock file an older ws left, naming a live pid (PID 1), doesn't hold anyone up", async () => {
+    const w = makeWorkspace([{ name: 'work', backend: 'store', files: { 'a.txt': 'one\n' } }]);
+    expect((await wsCall(w.dir, 'read', { path: 'work/a.txt' }, ['--config', w.config])).code).toBe(0);
+    writeFileSync(join(w.dir, '.ws/store.sqlite.lock'), '1');
+    const start = performance.now();
+    const ran = await wsCall(w.dir, 'write', { path: 'work/b.txt', content: 'two\n' }, ['--config', w.config]);
+    expect(ran.result.success).toBe(true);
+    expect(performance.now() - start).toBeLessThan(10_000);
+  });
+
   for (const fresh of [true, false]) {
     test(`32 parallel ws call write on ${fresh ? 'a store that does not exist yet' : 'an existing store'} all succeed`, async () => {
       const w = makeWorkspace([{ name: 'work', backend: 'store', files: { 'seed.txt': 'seed\n' } }]);
