@@ -7,7 +7,8 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { storeFiles } from '../src/store/files.ts';
-import { tempDir } from './fixtures.ts';
+import { StoreLock } from '../src/store/lock.ts';
+import { seededRandom, tempDir } from './fixtures.ts';
 import { connectStdio, makeWorkspace, mcpCall, wsCall } from './ws-process.ts';
 
 setDefaultTimeout(120_000);
@@ -66,6 +67,25 @@ describe('the store lock across processes', () => {
       if (lines.filter((l) => l.startsWith('end')).length !== 6) problems.push(`trial ${trial}: ${lines.join(' / ')}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  test('two locks on one store in one process exclude each other too (the lock is the open file, not the process)', async () => {
+    const store = join(tempDir('ws-lock-'), 'store.sqlite');
+    const locks = [new StoreLock(store), new StoreLock(store)];
+    const rand = seededRandom(7);
+    let inside = 0;
+    let most = 0;
+    const ops = Array.from({ length: 60 }, (_, i) =>
+      locks[i % 2].run(async () => {
+        inside++;
+        most = Math.max(most, inside);
+        await Bun.sleep(rand(3));
+        inside--;
+      }),
+    );
+    await Promise.all(ops);
+    for (const l of locks) l.close();
+    expect(most).toBe(1);
   });
 
   test("a lock file an older ws left, naming a live pid (PID 1), doesn't hold anyone up", async () => {
