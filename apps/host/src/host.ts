@@ -111,43 +111,11 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     : undefined;
 
   const workspace: Workspace = { mounts, hasDirectMount: mounts.some((m) => m.backend === 'direct') };
-  const noStore: BranchOutcome = { ok: false, error: 'No mount is store-backed, so there are no branches.' };
-
   return {
     config,
     workspace,
     store,
-    branches: {
-      list: () => store?.branches() ?? [],
-      async create(name) {
-        if (store === undefined) return noStore;
-        if (!BRANCH_NAME.test(name)) {
-          return { ok: false, error: `"${name}" is not a usable branch name: use letters, digits, ".", "_", "-" or "/", starting with a letter or digit.` };
-        }
-        const s = store;
-        return lock.run(async () => {
-          if (s.hasBranch(name)) return { ok: false as const, error: `A branch named "${name}" already exists; pick another name or switch to it.` };
-          const from = s.selectedBranch();
-          s.createBranch(name);
-          return { ok: true as const, branch: name, note: `Created branch "${name}" from "${from}"; "${from}" is still selected.` };
-        });
-      },
-      async switchTo(name) {
-        if (store === undefined) return noStore;
-        if (!store.hasBranch(name)) {
-          const known = store.branches().map((b) => b.name).join(', ');
-          return { ok: false, error: `There is no branch named "${name}"; the branches are: ${known}.` };
-        }
-        return lock.run(async () => {
-          store.selectBranch(name);
-          return {
-            ok: true as const,
-            branch: name,
-            note: `Selected branch "${name}". Its files are the workspace's copy now; materialize writes them to disk.`,
-          };
-        });
-      },
-    },
+    branches: branchCommands(store, lock),
     async acceptNewRoots(name) {
       const chosen = storeMounts.filter((m) => name === undefined || m.name === name);
       if (chosen.length === 0) {
@@ -165,6 +133,41 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
       watchers?.stop();
       store?.close();
       lock.close();
+    },
+  };
+}
+
+/** The branch commands over `store` (none when no mount is store-backed); changes run under the lock. */
+function branchCommands(store: Store | undefined, lock: Lock): Host['branches'] {
+  const noStore: BranchOutcome = { ok: false, error: 'No mount is store-backed, so there are no branches.' };
+  return {
+    list: () => store?.branches() ?? [],
+    async create(name) {
+      if (store === undefined) return noStore;
+      if (!BRANCH_NAME.test(name)) {
+        return { ok: false, error: `"${name}" is not a usable branch name: use letters, digits, ".", "_", "-" or "/", starting with a letter or digit.` };
+      }
+      return lock.run(async () => {
+        if (store.hasBranch(name)) return { ok: false as const, error: `A branch named "${name}" already exists; pick another name or switch to it.` };
+        const from = store.selectedBranch();
+        store.createBranch(name);
+        return { ok: true as const, branch: name, note: `Created branch "${name}" from "${from}"; "${from}" is still selected.` };
+      });
+    },
+    async switchTo(name) {
+      if (store === undefined) return noStore;
+      if (!store.hasBranch(name)) {
+        const known = store.branches().map((b) => b.name).join(', ');
+        return { ok: false, error: `There is no branch named "${name}"; the branches are: ${known}.` };
+      }
+      return lock.run(async () => {
+        store.selectBranch(name);
+        return {
+          ok: true as const,
+          branch: name,
+          note: `Selected branch "${name}". Its files are the workspace's copy now; materialize writes them to disk.`,
+        };
+      });
     },
   };
 }
