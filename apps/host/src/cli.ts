@@ -237,7 +237,7 @@ async function run(argv: readonly string[]): Promise<number> {
           await print(host.branches.list());
           return 0;
         }
-        const outcome = verb === 'create' ? host.branches.create(name) : await host.branches.switchTo(name);
+        const outcome = verb === 'create' ? await host.branches.create(name) : await host.branches.switchTo(name);
         await print(outcome);
         return outcome.ok ? 0 : 1;
       });

@@ -2,7 +2,9 @@
  * The host: a configuration made real — the store opened, each mount built (direct or
  * store-backed), effects left pending by a stopped process resolved, and (where a mount
  * asks) a watcher started. The one rule: one store and one lock per host, shared by
- * every store-backed mount, so the records of all mounts move under one lock.
+ * every store-backed mount, so the records of all mounts move under one lock — and
+ * nothing a lock holder left open in the store outlives its hold (each hold ends with a
+ * barrier).
  */
 import { relative } from 'node:path';
 import type { DiskPort, Hasher } from '@ws/reconcile';
@@ -10,9 +12,10 @@ import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { isInside } from './disk/contain.ts';
 import { directMount } from './mounts/direct.ts';
-import { type StoreMount, storeMount } from './mounts/store-backed.ts';
-import { StoreLock } from './store/lock.ts';
-import { type BranchInfo, openStore, type SqliteStore } from './store/sqlite-store.ts';
+import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
+import { type Lock, StoreLock } from './store/lock.ts';
+import { openStore } from './store/open-store.ts';
+import type { BranchInfo, Store } from './store/store.ts';
 import { type Watching, watchMounts } from './watch.ts';
 
 /** SHA-256 of the bytes, hex: how the store names a blob. */
@@ -26,10 +29,10 @@ export interface Host {
   readonly config: HostConfig;
   readonly workspace: Workspace;
   /** The store, when any mount is store-backed. */
-  readonly store: SqliteStore | undefined;
+  readonly store: Store | undefined;
   readonly branches: {
     list(): BranchInfo[];
-    create(name: string): BranchOutcome;
+    create(name: string): Promise<BranchOutcome>;
     switchTo(name: string): Promise<BranchOutcome>;
   };
   /**
@@ -42,17 +45,43 @@ export interface Host {
 
 const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
 
-/**
- * Opens the host for a configuration. `watch: false` skips watchers even where a mount
- * asks for one (a one-shot CLI command).
- */
-export async function openHost(
-  config: HostConfig,
-  options: { watch: boolean; wrapDisk?: (mount: string, disk: DiskPort) => DiskPort },
-): Promise<Host> {
+/** How a host is opened. */
+export interface HostOptions {
+  /** False skips watchers even where a mount asks for one (a one-shot CLI command). */
+  readonly watch: boolean;
+  /** Wraps a mount's disk port (tests use it to act between observations). */
+  readonly wrapDisk?: (mount: string, disk: DiskPort) => DiskPort;
+  /** How the store is opened (`maxPageCount`: a size cap, which tests use as a full disk). */
+  readonly store?: { readonly maxPageCount?: number };
+}
+
+/** The store lock, each hold ending with a barrier: no write a holder left open outlives the hold. */
+function settlingLock(lock: Lock, store: Store | undefined): Lock {
+  return {
+    run: (op) =>
+      lock.run(async () => {
+        try {
+          return await op();
+        } finally {
+          store?.barrier();
+        }
+      }),
+    close: () => lock.close(),
+  };
+}
+
+/** Opens the host for a configuration: the store (under its lock), the mounts, recovery, watchers. */
+export async function openHost(config: HostConfig, options: HostOptions): Promise<Host> {
   const anyStore = config.mounts.some((m) => m.backend === 'store');
-  const store = anyStore ? openStore(config.storePath) : undefined;
-  const lock = new StoreLock(config.storePath);
+  const storeLock = new StoreLock(config.storePath);
+  let store: Store | undefined;
+  try {
+    store = anyStore ? await openStore(config.storePath, { lock: storeLock, ...options.store }) : undefined;
+  } catch (err) {
+    storeLock.close();
+    throw err;
+  }
+  const lock = settlingLock(storeLock, store);
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
   for (const m of config.mounts) {
@@ -66,47 +95,27 @@ export async function openHost(
       storeMounts.push(sm);
     }
   }
-  for (const sm of storeMounts) await sm.recover();
+  try {
+    for (const sm of storeMounts) await sm.recover();
+  } catch (err) {
+    try {
+      store?.close();
+    } finally {
+      lock.close();
+    }
+    throw err;
+  }
 
   const watchers: Watching | undefined = options.watch
     ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
     : undefined;
 
   const workspace: Workspace = { mounts, hasDirectMount: mounts.some((m) => m.backend === 'direct') };
-  const noStore: BranchOutcome = { ok: false, error: 'No mount is store-backed, so there are no branches.' };
-
   return {
     config,
     workspace,
     store,
-    branches: {
-      list: () => store?.branches() ?? [],
-      create(name) {
-        if (store === undefined) return noStore;
-        if (!BRANCH_NAME.test(name)) {
-          return { ok: false, error: `"${name}" is not a usable branch name: use letters, digits, ".", "_", "-" or "/", starting with a letter or digit.` };
-        }
-        if (store.hasBranch(name)) return { ok: false, error: `A branch named "${name}" already exists; pick another name or switch to it.` };
-        const from = store.selectedBranch();
-        store.createBranch(name);
-        return { ok: true, branch: name, note: `Created branch "${name}" from "${from}"; "${from}" is still selected.` };
-      },
-      async switchTo(name) {
-        if (store === undefined) return noStore;
-        if (!store.hasBranch(name)) {
-          const known = store.branches().map((b) => b.name).join(', ');
-          return { ok: false, error: `There is no branch named "${name}"; the branches are: ${known}.` };
-        }
-        return lock.run(async () => {
-          store.selectBranch(name);
-          return {
-            ok: true as const,
-            branch: name,
-            note: `Selected branch "${name}". Its files are the workspace's copy now; materialize writes them to disk.`,
-          };
-        });
-      },
-    },
+    branches: branchCommands(store, lock),
     async acceptNewRoots(name) {
       const chosen = storeMounts.filter((m) => name === undefined || m.name === name);
       if (chosen.length === 0) {
@@ -124,6 +133,41 @@ export async function openHost(
       watchers?.stop();
       store?.close();
       lock.close();
+    },
+  };
+}
+
+/** The branch commands over `store` (none when no mount is store-backed); changes run under the lock. */
+function branchCommands(store: Store | undefined, lock: Lock): Host['branches'] {
+  const noStore: BranchOutcome = { ok: false, error: 'No mount is store-backed, so there are no branches.' };
+  return {
+    list: () => store?.branches() ?? [],
+    async create(name) {
+      if (store === undefined) return noStore;
+      if (!BRANCH_NAME.test(name)) {
+        return { ok: false, error: `"${name}" is not a usable branch name: use letters, digits, ".", "_", "-" or "/", starting with a letter or digit.` };
+      }
+      return lock.run(async () => {
+        if (store.hasBranch(name)) return { ok: false as const, error: `A branch named "${name}" already exists; pick another name or switch to it.` };
+        const from = store.selectedBranch();
+        store.createBranch(name);
+        return { ok: true as const, branch: name, note: `Created branch "${name}" from "${from}"; "${from}" is still selected.` };
+      });
+    },
+    async switchTo(name) {
+      if (store === undefined) return noStore;
+      if (!store.hasBranch(name)) {
+        const known = store.branches().map((b) => b.name).join(', ');
+        return { ok: false, error: `There is no branch named "${name}"; the branches are: ${known}.` };
+      }
+      return lock.run(async () => {
+        store.selectBranch(name);
+        return {
+          ok: true as const,
+          branch: name,
+          note: `Selected branch "${name}". Its files are the workspace's copy now; materialize writes them to disk.`,
+        };
+      });
     },
   };
 }

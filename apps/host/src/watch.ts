@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import type { PassResult } from '@ws/reconcile';
 import { isInside } from './disk/contain.ts';
 import { type WalkRules, walkRules } from './disk/rules.ts';
-import type { StoreMount } from './mounts/store-backed.ts';
+import type { StoreMount } from './mounts/store-backed/mount.ts';
 
 /** How long the watcher waits for more changes before it passes over what it gathered. */
 export const DEBOUNCE_MS = 100;

@@ -4,10 +4,11 @@
  * the read, materialize) leaves exactly the bytes a person expects on disk.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StoreLock } from '../src/store/lock.ts';
 import { tempDir } from './fixtures.ts';
 import {
   CLI,
@@ -151,20 +152,22 @@ describe('ws mcp keeps stdout for the protocol', () => {
 
     // Another process holds the store (as a `ws call` beside the server would), so the
     // write waits; stdin closes meanwhile. The write must still finish and answer.
-    const lock = w.disk('.ws/store.sqlite.lock');
-    const taken = await within(60_000, async () => {
-      try {
-        writeFileSync(lock, String(process.pid), { flag: 'wx' });
-        return true;
-      } catch {
-        return undefined; // the server still holds it after the read
-      }
+    const holder = new StoreLock(w.disk('.ws/store.sqlite'));
+    let letGo = () => {};
+    const held = new Promise<void>((r) => {
+      letGo = r;
     });
-    expect(taken).toBe(true);
+    await new Promise<void>((taken) => {
+      void holder.run(async () => {
+        taken();
+        await held;
+      });
+    });
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'write', arguments: { path: 'work/late.txt', content: 'written as stdin closed\n' } } });
     await proc.stdin.end();
     await Promise.race([proc.exited, Bun.sleep(300)]);
-    rmSync(lock);
+    letGo();
+    holder.close();
     const code = await proc.exited;
     await reading;
 

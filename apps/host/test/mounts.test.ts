@@ -202,7 +202,7 @@ describe('the read\u2019s disk check', () => {
     let n = 0;
     const flip = () => {
       n++;
-      host.branches.create(`b${n}`);
+      store.createBranch(`b${n}`);
       store.selectBranch(`b${n}`);
     };
     await mount.read('a.txt');

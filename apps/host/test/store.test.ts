@@ -4,13 +4,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256 } from '../src/host.ts';
 import { SCHEMA_VERSION } from '../src/store/schema.ts';
-import { openStore, StoreError } from '../src/store/sqlite-store.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { type SqliteStore, StoreError } from '../src/store/sqlite-store.ts';
 import { enc, tempDir } from './fixtures.ts';
 import { storeHost } from './host-fixtures.ts';
 
 const storePath = () => join(tempDir('ws-store-'), 'nested/dir/store.sqlite');
 
-function put(store: ReturnType<typeof openStore>, branch: string, path: string, text: string) {
+function put(store: SqliteStore, branch: string, path: string, text: string) {
   const bytes = enc(text);
   const hash = sha256(bytes);
   store.putBlob(hash, bytes);
@@ -19,23 +20,23 @@ function put(store: ReturnType<typeof openStore>, branch: string, path: string, 
 }
 
 describe('the SQLite store', () => {
-  test('a new store starts on branch main, in WAL mode with synchronous FULL', () => {
+  test('a new store starts on branch main, in WAL mode with synchronous FULL', async () => {
     const path = storePath();
-    const store = openStore(path);
+    const store = await openStore(path);
     expect(store.selectedBranch()).toBe('main');
     store.close();
     const db = new Database(path);
     expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
     expect(db.query('SELECT MAX(version) AS v FROM migrations').get()).toEqual({ v: SCHEMA_VERSION });
     db.close();
-    const again = openStore(path);
+    const again = await openStore(path);
     expect(again.branches().map((b) => b.name)).toEqual(['main']);
     again.close();
   });
 
-  test('a blob is stored once however many paths and branches hold it', () => {
+  test('a blob is stored once however many paths and branches hold it', async () => {
     const path = storePath();
-    const store = openStore(path);
+    const store = await openStore(path);
     put(store, 'main', 'a.txt', 'same');
     put(store, 'main', 'b.txt', 'same');
     store.createBranch('other');
@@ -47,8 +48,8 @@ describe('the SQLite store', () => {
     db.close();
   });
 
-  test('a branch is created from the selected one, and switching changes S for every path', () => {
-    const store = openStore(storePath());
+  test('a branch is created from the selected one, and switching changes S for every path', async () => {
+    const store = await openStore(storePath());
     put(store, 'main', 'a.txt', 'main text');
     store.barrier();
     store.createBranch('feature');
@@ -68,8 +69,8 @@ describe('the SQLite store', () => {
     store.close();
   });
 
-  test('every change to a tree is in the history, with a sequence number and time, and reads back', () => {
-    const store = openStore(storePath());
+  test('every change to a tree is in the history, with a sequence number and time, and reads back', async () => {
+    const store = await openStore(storePath());
     const h1 = put(store, 'main', 'a.txt', 'v1');
     const h2 = put(store, 'main', 'a.txt', 'v2');
     store.setTree('main', 'work', 'a.txt', null);
@@ -82,8 +83,8 @@ describe('the SQLite store', () => {
     store.close();
   });
 
-  test('a scan finds every recorded path beneath a directory and not its neighbours', () => {
-    const store = openStore(storePath());
+  test('a scan finds every recorded path beneath a directory and not its neighbours', async () => {
+    const store = await openStore(storePath());
     for (const p of ['a', 'a/b', 'a/b/c', 'ab', 'a.txt', 'b/a']) put(store, 'main', p, p);
     store.setEvidence('work', 'a/e', { kind: 'text', hash: 'h', size: 1, mode: null, fingerprint: null });
     store.barrier();
@@ -92,40 +93,40 @@ describe('the SQLite store', () => {
     store.close();
   });
 
-  test('a store made by a newer ws is refused and left as it was', () => {
+  test('a store made by a newer ws is refused and left as it was', async () => {
     const path = storePath();
-    openStore(path).close();
+    (await openStore(path)).close();
     const db = new Database(path);
     db.run('INSERT INTO migrations (version, applied_at) VALUES (?, 0)', [SCHEMA_VERSION + 1]);
     db.close();
     const before = readFileSync(path);
-    expect(() => openStore(path)).toThrow(StoreError);
-    expect(() => openStore(path)).toThrow(/made by a newer ws/);
+    await expect(openStore(path)).rejects.toThrow(StoreError);
+    await expect(openStore(path)).rejects.toThrow(/made by a newer ws/);
     expect(Buffer.compare(readFileSync(path), before)).toBe(0);
   });
 
-  test('a file that is not SQLite is refused and left as it was', () => {
+  test('a file that is not SQLite is refused and left as it was', async () => {
     const path = join(tempDir('ws-store-'), 'store.sqlite');
     writeFileSync(path, 'these are my notes, not a database\n');
-    expect(() => openStore(path)).toThrow(/not a ws store/);
+    await expect(openStore(path)).rejects.toThrow(/not a ws store/);
     expect(readFileSync(path, 'utf8')).toBe('these are my notes, not a database\n');
   });
 
-  test('a corrupt SQLite file is refused and left as it was', () => {
+  test('a corrupt SQLite file is refused and left as it was', async () => {
     const path = join(tempDir('ws-store-'), 'store.sqlite');
     const bytes = Buffer.alloc(4096, 0xab);
     bytes.write('SQLite format 3\0', 0, 'latin1');
     writeFileSync(path, bytes);
-    expect(() => openStore(path)).toThrow(StoreError);
+    await expect(openStore(path)).rejects.toThrow(StoreError);
     expect(Buffer.compare(readFileSync(path), bytes)).toBe(0);
   });
 
   test('writes behind a barrier survive a killed process; writes after it do not', async () => {
     const path = storePath();
-    openStore(path).close();
+    (await openStore(path)).close();
     const script = `
-      import { openStore } from ${JSON.stringify(join(import.meta.dir, '../src/store/sqlite-store.ts'))};
-      const store = openStore(${JSON.stringify(path)});
+      import { openStore } from ${JSON.stringify(join(import.meta.dir, '../src/store/open-store.ts'))};
+      const store = await openStore(${JSON.stringify(path)});
       store.setEvidence('work', 'kept', { kind: 'text', hash: 'h1', size: 1, mode: null, fingerprint: null });
       store.barrier();
       store.setEvidence('work', 'lost', { kind: 'text', hash: 'h2', size: 1, mode: null, fingerprint: null });
@@ -133,7 +134,7 @@ describe('the SQLite store', () => {
     `;
     const child = Bun.spawn(['bun', '-e', script], { stderr: 'pipe' });
     expect(await child.exited).not.toBe(0);
-    const store = openStore(path);
+    const store = await openStore(path);
     expect(store.read('main', 'work', 'kept').evidence).not.toBeNull();
     expect(store.read('main', 'work', 'lost').evidence).toBeNull();
     store.close();

@@ -1,5 +1,5 @@
 /**
- * Benchmarks with the in-memory fakes (SPEC §4.4, issue 5):
+ * Benchmarks with the in-memory fakes (README, "Passes and pushes"; issue 5):
  * - a pass over one held path (the read's disk check), median per call at 500, 5,000
  *   and 50,000 tracked paths: flat, the ratio of the 50,000 median to the 500 median
  *   must stay ≤ 1.5;

@@ -1,5 +1,5 @@
 /**
- * Recording decisions in the store so that a crash at any point loses nothing (SPEC §4.3).
+ * Recording decisions in the store so that a crash at any point loses nothing (README, "Crash safety").
  * The store may keep any subset of the writes made since its last barrier, so:
  * an adoption (S changes) is announced as a pending effect behind a barrier, its records
  * are written and barriered, and only then is the announcement cleared. Writes that do

@@ -21,7 +21,7 @@ export interface MountContext {
 
 /** Where a pass or push looks. */
 export type Scope =
-  /** Named paths: each observed even where a walk would pass over it (SPEC §4.4). */
+  /** Named paths: each observed even where a walk would pass over it (README, "Passes and pushes"). */
   | { readonly kind: 'paths'; readonly paths: readonly string[] }
   /** A directory and everything beneath it (`''`: the whole mount), walked with the mount's ignore rules. */
   | { readonly kind: 'directory'; readonly path: string };

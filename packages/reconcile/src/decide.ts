@@ -1,5 +1,5 @@
 /**
- * The three-way rule (SPEC §4.2): from what disk holds (D), what the store holds on the
+ * The three-way rule (README, "The rule"): from what disk holds (D), what the store holds on the
  * selected branch (S) and the last agreement (P), the path's state and the records it
  * should have next. Pure, synchronous and total: every input has exactly one decision.
  *
@@ -20,7 +20,7 @@ import {
 } from './disk-view.ts';
 import type { BranchMark, ConflictKind, ConflictRecord, Evidence, NotStoredWhy, PathRecords, TreeEntry } from './ports.ts';
 
-/** The states of a path of a store-backed mount (SPEC §4.1). */
+/** The states of a path of a store-backed mount (README, "States"). */
 export type PathState =
   | 'synced'
   | 'workspace-draft'
@@ -31,7 +31,7 @@ export type PathState =
   | 'disk-missing-provenance-unknown'
   | 'unverified';
 
-/** Every state, in the order SPEC §4.1 lists them. */
+/** Every state, in the order the README's "States" lists them. */
 export const PATH_STATES: readonly PathState[] = [
   'synced',
   'workspace-draft',

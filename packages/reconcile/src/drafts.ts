@@ -2,7 +2,7 @@
  * The workspace's own changes (an agent's write, edit or delete on a store-backed mount):
  * drafts recorded in the store, all or none, with where they came from. A write records
  * its origin; a deletion records a tombstone naming what it removed. Neither looks at
- * disk first (SPEC §4.5): a push then finds any disk change as a conflict, never removes it.
+ * disk first (README, "What a read shows"): a push then finds any disk change as a conflict, never removes it.
  */
 import type { MountContext } from './context.ts';
 import { contentOfEvidence } from './disk-view.ts';

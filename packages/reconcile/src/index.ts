@@ -37,6 +37,7 @@ export {
   decide,
 } from './decide.ts';
 export type { DiskView } from './disk-view.ts';
+export { type StoredState, showsFile, storedState } from './stored-state.ts';
 export { type Resolution, resolvePending } from './pending.ts';
 export { MAX_REGATHERS, type PassDone, type PassGaveUp, type PassRequest, type PassResult } from './pass.ts';
 export {
@@ -50,7 +51,7 @@ export {
 } from './push.ts';
 export type { DraftChange, DraftsRecorded } from './drafts.ts';
 export { type ConflictReport, type PathReport, type WayOut, waysOut } from './report.ts';
-export { type ReadFinding, readFinding } from './read-check.ts';
+export { type ReadFacts, type ReadFinding, readFinding } from './read-check.ts';
 export { looksBinary } from './binary.ts';
 export {
   BRANCH_KEPT_CHANGING,

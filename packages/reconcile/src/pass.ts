@@ -1,5 +1,5 @@
 /**
- * A pass (SPEC §4.4): observe disk for a scope, then decide and record every path at
+ * A pass (README, "Passes and pushes"): observe disk for a scope, then decide and record every path at
  * once. Observation is the only asynchronous step; deciding and recording never yield,
  * so the store records read for a decision are the ones its writes replace. If the
  * selected branch changes while disk is observed, gather again; after
@@ -22,7 +22,7 @@ export const MAX_REGATHERS = 3;
 export interface PassRequest {
   readonly scope: Scope;
   /**
-   * An explicit sync of these paths (SPEC §5 `sync { path }`): disk's side wins where it
+   * An explicit sync of these paths (`sync { path }`; README, "The rule", path sync): disk's side wins where it
    * can be observed, and each report says which workspace change was given up.
    */
   readonly takeDisk?: boolean;

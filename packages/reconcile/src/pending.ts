@@ -1,5 +1,5 @@
 /**
- * Resolving a pending effect found later (SPEC §4.3): an adoption is resolved from what
+ * Resolving a pending effect found later (README, "Crash safety"): an adoption is resolved from what
  * the store shows, a push's write or unlink from what disk shows. An outcome that cannot
  * be told becomes an `interrupted` conflict — never a silent pick.
  */

@@ -124,7 +124,7 @@ export type UnlinkResult = { readonly kind: 'done' } | EffectRefusal;
 /**
  * One mount's disk. Every method resolves; an expected problem is a value, not a throw.
  * A method that throws is taken as "outcome unknown": for an effect, the pending intent
- * stays recorded and is resolved from what disk shows later (SPEC §4.3).
+ * stays recorded and is resolved from what disk shows later (README, "Crash safety").
  */
 export interface DiskPort {
   /** Where the mount root is (missing, replaced or unreadable roots are never "empty"). */
@@ -220,7 +220,7 @@ export type DiskSide =
   /** Disk had no file. */
   | { readonly kind: 'absent' };
 
-/** The kinds of conflict (SPEC §4.2, §4.3). */
+/** The kinds of conflict (README, "The rule" and "Crash safety"). */
 export type ConflictKind =
   | 'deleted-on-disk'
   | 'changed-after-workspace-delete'
@@ -267,7 +267,7 @@ export interface PathRecords {
 }
 
 /**
- * An announced effect (SPEC §4.3), recorded durably before it acts and cleared after its
+ * An announced effect (README, "Crash safety"), recorded durably before it acts and cleared after its
  * outcome is recorded. One per (mount, path) at a time. `branch` is the branch it acted
  * for (a branch switch may come between announcing and finishing).
  */

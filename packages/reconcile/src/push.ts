@@ -1,8 +1,9 @@
 /**
- * A push (SPEC §4.4, `materialize`): make disk hold S. It runs a pass first (so a disk
- * change is taken in, never pushed over), plans each path with {@link planPush}, announces
- * every effect durably, acts with the disk checking at the point of effect, makes the
- * directories durable, and only then records the outcomes. The rule a reader must not
+ * A push (README, "Crash safety"; the host's `materialize`): make disk hold S. It runs a
+ * pass first (so a disk change is taken in, never pushed over), then four phases: plan
+ * each path with {@link planPush}, announce every effect durably, act with the disk
+ * checking at the point of effect and make the directories durable, and only then record
+ * the outcomes. The rule a reader must not
  * break: no outcome is recorded before its effect is durable.
  */
 import { writeRecords } from './apply.ts';
@@ -84,8 +85,8 @@ export function planPush(report: PathReport, options: PlanOptions): PushPlan {
     case 'disk-missing-provenance-unknown':
       return named ? { kind: 'write', expect: seen, forced: false } : { kind: 'skip', reason: skipReason.provenanceNotAsked };
     case 'conflict': {
-      const c = report.conflict!;
-      if (!force) return { kind: 'skip', reason: skipReason.conflict(c.kind, c.waysOut.map((w) => w.sentence)) };
+      const c = report.conflict;
+      if (!force) return { kind: 'skip', reason: skipReason.conflict(c?.kind ?? 'interrupted', (c?.waysOut ?? []).map((w) => w.sentence)) };
       if (report.workspace !== null) return { kind: 'write', expect: seen, forced: true };
       return named ? { kind: 'unlink', expect: seen, forced: true } : { kind: 'skip', reason: skipReason.forcedDeletionNotAsked };
     }
@@ -108,109 +109,134 @@ function expectationOf(d: DiskView): Expectation {
 interface Effect {
   readonly report: PathReport;
   readonly pending: Exclude<PendingEffect, { kind: 'adopt' }>;
+  /** The bytes to write (null for an unlink). */
   readonly bytes: Uint8Array | null;
 }
 
-/** Runs one push. */
+/** What the plan phase decided: the effects to make, and the paths left as they are. */
+interface Planned {
+  readonly effects: Effect[];
+  readonly unchanged: string[];
+  readonly skipped: Skipped[];
+}
+
+/** Runs one push: plan, announce, act, record (README, "Crash safety"). */
 export async function runPush(ctx: MountContext, request: PushRequest): Promise<PushResult> {
   const pass = await runPass(ctx, { scope: request.scope });
   if (pass.kind === 'gave-up') return pass;
-  const { store, mount } = ctx;
+  const { effects, unchanged, skipped } = plan(ctx, pass, request);
+  const written: string[] = [];
+  const deleted: string[] = [];
+  if (effects.length === 0) return { kind: 'done', pass, written, deleted, unchanged, skipped };
+  try {
+    announce(ctx, effects);
+    const results = await act(ctx, effects);
+    record(ctx, effects, results, { written, deleted, skipped });
+  } finally {
+    for (const e of effects) ctx.inFlight.delete(e.report.path);
+  }
+  return { kind: 'done', pass, written, deleted, unchanged, skipped };
+}
+
+/** Plan: each path of the pass, by {@link planPush}, into an effect or a reason to leave it. */
+function plan(ctx: MountContext, pass: PassDone, request: PushRequest): Planned {
   const options: PlanOptions = {
     named: request.scope.kind === 'paths',
     force: request.force ?? false,
     readOnly: ctx.readOnly,
     rootProblem: pass.rootProblem,
   };
-  const unchanged: string[] = [];
-  const skipped: Skipped[] = [];
-  const effects: Effect[] = [];
+  const planned: Planned = { effects: [], unchanged: [], skipped: [] };
   for (const report of pass.paths) {
-    const plan = planPush(report, options);
-    if (plan.kind === 'unchanged') unchanged.push(report.path);
-    else if (plan.kind === 'skip') skipped.push({ path: report.path, state: report.state, reason: plan.reason });
-    else if (ctx.inFlight.has(report.path)) skipped.push({ path: report.path, state: report.state, reason: skipReason.busy });
+    const p = planPush(report, options);
+    const skip = (reason: string) => planned.skipped.push({ path: report.path, state: report.state, reason });
+    if (p.kind === 'unchanged') planned.unchanged.push(report.path);
+    else if (p.kind === 'skip') skip(p.reason);
+    else if (ctx.inFlight.has(report.path)) skip(skipReason.busy);
     else {
-      const expectId: ContentId | null = report.disk.kind === 'unobservable' ? null : contentOfDisk(report.disk);
-      if (plan.kind === 'unlink') {
-        const pending: Effect['pending'] = { kind: 'unlink', branch: pass.branch, expect: plan.expect, expectId, forced: plan.forced };
-        effects.push({ report, pending, bytes: null });
-        continue;
-      }
-      const tree = report.workspace!;
-      const bytes = store.getBlob(tree.hash);
-      if (bytes === null) {
-        skipped.push({ path: report.path, state: report.state, reason: skipReason.blobMissing });
-        continue;
-      }
-      const pending: Effect['pending'] = {
-        kind: 'write',
-        branch: pass.branch,
-        hash: tree.hash,
-        size: tree.size,
-        mode: tree.mode,
-        expect: plan.expect,
-        expectId,
-        forced: plan.forced,
-      };
-      effects.push({ report, pending, bytes });
+      const effect = effectOf(ctx, pass.branch, report, p);
+      if (effect === null) skip(skipReason.blobMissing);
+      else planned.effects.push(effect);
     }
   }
-  const written: string[] = [];
-  const deleted: string[] = [];
-  if (effects.length === 0) return { kind: 'done', pass, written, deleted, unchanged, skipped };
+  return planned;
+}
 
+/** The effect for one planned write or unlink; null where the text to write is missing from the store. */
+function effectOf(ctx: MountContext, branch: string, report: PathReport, p: Extract<PushPlan, { kind: 'write' | 'unlink' }>): Effect | null {
+  const expectId: ContentId | null = report.disk.kind === 'unobservable' ? null : contentOfDisk(report.disk);
+  if (p.kind === 'unlink') {
+    return { report, pending: { kind: 'unlink', branch, expect: p.expect, expectId, forced: p.forced }, bytes: null };
+  }
+  const tree = report.workspace;
+  const bytes = tree === null ? null : ctx.store.getBlob(tree.hash);
+  if (tree === null || bytes === null) return null;
+  const pending: Effect['pending'] = { kind: 'write', branch, hash: tree.hash, size: tree.size, mode: tree.mode, expect: p.expect, expectId, forced: p.forced };
+  return { report, pending, bytes };
+}
+
+/** Announce: every effect recorded as pending, durably, before any acts; their paths are in flight from here. */
+function announce(ctx: MountContext, effects: readonly Effect[]): void {
   for (const e of effects) {
     ctx.inFlight.add(e.report.path);
-    store.setPending(mount, e.report.path, e.pending);
+    ctx.store.setPending(ctx.mount, e.report.path, e.pending);
   }
-  try {
-    store.barrier();
-    const results: (WriteResult | UnlinkResult)[] = [];
-    for (const e of effects) {
-      const p = e.pending;
-      results.push(
-        p.kind === 'write'
-          ? await ctx.disk.write(e.report.path, e.bytes!, { mode: p.mode, expect: p.expect })
-          : await ctx.disk.unlink(e.report.path, { expect: p.expect }),
-      );
-    }
-    const dirs = new Set<string>();
-    effects.forEach((e, i) => {
-      if (results[i].kind === 'done') dirs.add(parentOf(e.report.path));
-    });
-    for (const dir of [...dirs].sort()) await ctx.disk.syncDirectory(dir);
+  ctx.store.barrier();
+}
 
-    let wrote = false;
-    effects.forEach((e, i) => {
-      const path = e.report.path;
-      const result = results[i];
-      if (result.kind === 'refused') {
-        skipped.push({ path, state: e.report.state, reason: skipReason.changedAtEffect });
-        return;
-      }
-      if (result.kind === 'failed') {
-        skipped.push({ path, state: e.report.state, reason: skipReason.failed(result.reason) });
-        return;
-      }
-      const p = e.pending;
-      const now: DiskView =
-        p.kind === 'write' && 'meta' in result
-          ? { kind: 'text', hash: p.hash, size: p.size, mode: result.meta.mode, fingerprint: result.meta.fingerprint }
-          : { kind: 'absent' };
-      const current = store.read(p.branch, mount, path);
-      const before = { tree: current.tree, evidence: current.evidence, mark: current.mark };
-      const resolution = resolvePending(p, before, now);
-      if (resolution.kind === 'completed') {
-        wrote = writeRecords(store, mount, { path, branch: p.branch, before, after: resolution.next, announce: false }) || wrote;
-      }
-      (p.kind === 'write' ? written : deleted).push(path);
-    });
-    if (wrote) store.barrier();
-    for (const e of effects) store.setPending(mount, e.report.path, null);
-    store.barrier();
-  } finally {
-    for (const e of effects) ctx.inFlight.delete(e.report.path);
+/** Act: each effect, checked by the disk at the point of effect; then the touched directories made durable. */
+async function act(ctx: MountContext, effects: readonly Effect[]): Promise<(WriteResult | UnlinkResult)[]> {
+  const results: (WriteResult | UnlinkResult)[] = [];
+  for (const e of effects) {
+    const p = e.pending;
+    results.push(
+      p.kind === 'write' && e.bytes !== null
+        ? await ctx.disk.write(e.report.path, e.bytes, { mode: p.mode, expect: p.expect })
+        : await ctx.disk.unlink(e.report.path, { expect: p.expect }),
+    );
   }
-  return { kind: 'done', pass, written, deleted, unchanged, skipped };
+  const dirs = new Set<string>();
+  effects.forEach((e, i) => {
+    if (results[i].kind === 'done') dirs.add(parentOf(e.report.path));
+  });
+  for (const dir of [...dirs].sort()) await ctx.disk.syncDirectory(dir);
+  return results;
+}
+
+/** Record: each done effect's outcome (after its effect is durable), then the announcements cleared. */
+function record(
+  ctx: MountContext,
+  effects: readonly Effect[],
+  results: readonly (WriteResult | UnlinkResult)[],
+  out: { written: string[]; deleted: string[]; skipped: Skipped[] },
+): void {
+  const { store, mount } = ctx;
+  let wrote = false;
+  effects.forEach((e, i) => {
+    const path = e.report.path;
+    const result = results[i];
+    if (result.kind === 'refused') {
+      out.skipped.push({ path, state: e.report.state, reason: skipReason.changedAtEffect });
+      return;
+    }
+    if (result.kind === 'failed') {
+      out.skipped.push({ path, state: e.report.state, reason: skipReason.failed(result.reason) });
+      return;
+    }
+    const p = e.pending;
+    const now: DiskView =
+      p.kind === 'write' && 'meta' in result
+        ? { kind: 'text', hash: p.hash, size: p.size, mode: result.meta.mode, fingerprint: result.meta.fingerprint }
+        : { kind: 'absent' };
+    const current = store.read(p.branch, mount, path);
+    const before = { tree: current.tree, evidence: current.evidence, mark: current.mark };
+    const resolution = resolvePending(p, before, now);
+    if (resolution.kind === 'completed') {
+      wrote = writeRecords(store, mount, { path, branch: p.branch, before, after: resolution.next, announce: false }) || wrote;
+    }
+    (p.kind === 'write' ? out.written : out.deleted).push(path);
+  });
+  if (wrote) store.barrier();
+  for (const e of effects) store.setPending(mount, e.report.path, null);
+  store.barrier();
 }

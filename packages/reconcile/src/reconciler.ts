@@ -21,7 +21,7 @@ export interface ReconcilerOptions {
   readonly mount: string;
   /** A read-only mount takes disk in but pushes nothing. */
   readonly readOnly?: boolean;
-  /** The most bytes a file may have to be stored as text (SPEC §6 `maxFileSize`). */
+  /** The most bytes a file may have to be stored as text (the host's `mount.maxFileSize`). */
   readonly maxFileSize: number;
   /** Whether bytes are binary; default {@link looksBinary}. */
   readonly isBinary?: (bytes: Uint8Array) => boolean;
@@ -30,14 +30,14 @@ export interface ReconcilerOptions {
 /** A store-backed mount's passes, pushes and drafts. */
 export interface Reconciler {
   readonly mount: string;
-  /** Observes disk for a scope, then decides and records every path in it (SPEC §4.4). */
+  /** Observes disk for a scope, then decides and records every path in it (README, "Passes and pushes"). */
   pass(request: PassRequest): Promise<PassResult>;
-  /** Makes disk hold S for a scope (SPEC §4.4, `materialize`). */
+  /** Makes disk hold S for a scope (README, "Passes and pushes"; the host's `materialize`). */
   push(request: PushRequest): Promise<PushResult>;
   /** Records the workspace's writes and deletions as drafts, all or none (no disk check first). */
   recordDrafts(changes: readonly DraftChange[]): DraftsRecorded;
   /**
-   * Resolves every pending effect a stopped process left (SPEC §4.3), by a pass over those
+   * Resolves every pending effect a stopped process left (README, "Crash safety"), by a pass over those
    * paths. Call once when the store is opened; passes also resolve them as they meet them.
    */
   recover(): Promise<PassResult>;

@@ -1,5 +1,5 @@
 /**
- * What a pass says about each path: enough for a read's note (SPEC §4.5), a listing's
+ * What a pass says about each path: enough for a read's note (README, "What a read shows"), a listing's
  * state, a sync's "what was given up", a materialize report and `status`.
  */
 import type { Decision, GivenUp, Standing, Taken } from './decide.ts';

@@ -5,7 +5,7 @@
  */
 import type { ConflictKind, NotStoredWhy } from './ports.ts';
 
-/** The reason a pass gives up (SPEC §4.4), exactly as the spec words it. */
+/** The reason a pass gives up (README, "Passes and pushes"). */
 export const BRANCH_KEPT_CHANGING = 'the selected branch kept changing while the scan ran';
 
 /** Why a path is `unverified`. */
@@ -37,7 +37,7 @@ export const conflictDescription: Readonly<Record<ConflictKind, string>> = {
   interrupted: 'an effect on this file was interrupted and disk now holds something else, so which side is newer is unknown',
 };
 
-/** The ways out of a conflict, by what they do (SPEC §4.5). */
+/** The ways out of a conflict, by what they do (README, "What a read shows"). */
 export const wayOutSentence = {
   syncKeepsDisk: "`sync` on this path keeps disk's copy and gives up the workspace's",
   syncTakesDeletion: "`sync` on this path takes disk's deletion and removes the workspace's copy",
@@ -73,7 +73,7 @@ function notStoredClause(why: NotStoredWhy): string {
   return why === 'binary' ? 'it is binary' : "it is larger than the mount's size limit";
 }
 
-/** The read's disk-check sentences (SPEC §4.5). */
+/** The read's disk-check sentences (README, "What a read shows"). */
 export const readSentence = {
   tookDiskChange: "Disk's copy changed and the workspace's didn't, so it was taken in: this read shows disk's text.",
   unverified: (sentence: string): string => `${sentence} This read shows the workspace's copy.`,
@@ -91,7 +91,5 @@ export const readSentence = {
     `This file is in conflict: ${conflictDescription[kind]}. This read shows the workspace's draft. To settle it: ${ways.join('; or ')}.`,
   conflictWorkspaceDeleted: (kind: ConflictKind, ways: readonly string[]): string =>
     `This file is in conflict: ${conflictDescription[kind]}. The workspace has no copy to show. To settle it: ${ways.join('; or ')}.`,
-  workspaceDeleted:
-    "The workspace deleted this file; disk still has it. `materialize` on this path deletes it on disk; `sync` on this path brings disk's copy back.",
   notInBranch: "The selected branch doesn't have this file; disk has it. `sync` on this path takes disk's copy into the branch.",
 } as const;

@@ -51,7 +51,7 @@ interface Row {
   readonly settled?: ConflictKind;
 }
 
-// One row per case of SPEC §4.2 (hashes: p = last agreed, s = the store's, d = disk's).
+// One row per case of the README's "The rule" (hashes: p = last agreed, s = the store's, d = disk's).
 const rows: Row[] = [
   { name: 'agreement: D = S with P behind them both moves P to D', input: input(D('x'), S('x'), P('p')), state: 'synced', tree: 'x', evidence: 'x' },
   { name: 'agreement: D = S with no evidence records P', input: input(D('x'), S('x'), null), state: 'synced', tree: 'x', evidence: 'x' },

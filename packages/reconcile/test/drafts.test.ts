@@ -82,31 +82,47 @@ describe('branches and evidence', () => {
     w.store.switchBranch('other');
     const result = await w.r.pass(named('a.txt'));
     expect(state(result, 'a.txt')).toBe('not-in-branch');
-    expect(readFinding(result, 'a.txt', false)).toEqual({ kind: 'answer', reason: 'not-in-branch', message: readSentence.notInBranch });
+    expect(readFinding(result, 'a.txt', { workspaceHolds: false, directory: false })).toEqual({ kind: 'answer', reason: 'not-in-branch', message: readSentence.notInBranch });
   });
 });
 
 describe('the read finding for the remaining states', () => {
-  test('a workspace deletion not yet on disk answers that the workspace deleted it', async () => {
+  test('a workspace deletion not yet on disk reads as the file being gone', async () => {
     const w = await synced({ 'a.txt': 'one' });
     w.r.recordDrafts([{ path: 'a.txt', bytes: null }]);
     const result = await w.r.pass(named('a.txt'));
-    expect(readFinding(result, 'a.txt', false)).toEqual({ kind: 'answer', reason: 'workspace-deleted', message: readSentence.workspaceDeleted });
+    expect(readFinding(result, 'a.txt', { workspaceHolds: false, directory: false })).toEqual({ kind: 'missing' });
+  });
+
+  test('a binary file the workspace never held reads as binary, with its size', async () => {
+    const w = await synced({});
+    w.disk.personWrite('b.bin', new Uint8Array([104, 0, 105]));
+    const result = await w.r.pass(named('b.bin'));
+    expect(readFinding(result, 'b.bin', { workspaceHolds: false, directory: false })).toEqual({ kind: 'binary', size: 3 });
+  });
+
+  test('a directory the workspace holds no file at reads as a directory, even when the pass gave up', async () => {
+    const w = await synced({});
+    const result = await w.r.pass(named('src'));
+    expect(readFinding(result, 'src', { workspaceHolds: false, directory: true })).toEqual({ kind: 'directory' });
+    const gaveUp: PassResult = { kind: 'gave-up', reason: 'x', gathers: 4 };
+    expect(readFinding(gaveUp, 'src', { workspaceHolds: false, directory: true })).toEqual({ kind: 'directory' });
+    expect(readFinding(gaveUp, 'src', { workspaceHolds: true, directory: true })).toEqual({ kind: 'page', notes: [readSentence.gaveUp] });
   });
 
   test('a conflict where the workspace deleted the file answers with the ways out', async () => {
     const w = await synced({ 'a.txt': 'one' });
     w.r.recordDrafts([{ path: 'a.txt', bytes: null }]);
     w.disk.personWrite('a.txt', bytes('person'));
-    const finding = readFinding(await w.r.pass(named('a.txt')), 'a.txt', false);
+    const finding = readFinding(await w.r.pass(named('a.txt')), 'a.txt', { workspaceHolds: false, directory: false });
     expect(finding).toMatchObject({ kind: 'answer', reason: 'conflict' });
     if (finding.kind === 'answer') expect(finding.message).toContain("deletes disk's file");
   });
 
   test('a path with nothing on disk or in the workspace is missing, and a draft shows with no note', async () => {
     const w = await synced({});
-    expect(readFinding(await w.r.pass(named('none.txt')), 'none.txt', false)).toEqual({ kind: 'missing' });
+    expect(readFinding(await w.r.pass(named('none.txt')), 'none.txt', { workspaceHolds: false, directory: false })).toEqual({ kind: 'missing' });
     w.r.recordDrafts([{ path: 'd.txt', bytes: bytes('draft') }]);
-    expect(readFinding(await w.r.pass(named('d.txt')), 'd.txt', true)).toEqual({ kind: 'page', notes: [] });
+    expect(readFinding(await w.r.pass(named('d.txt')), 'd.txt', { workspaceHolds: true, directory: false })).toEqual({ kind: 'page', notes: [] });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The model-based crash test (SPEC §4.3): a seeded random walk through disk edits and
+ * The model-based crash test (README, "Crash safety"): a seeded random walk through disk edits and
  * deletions, workspace writes and deletions, passes, path syncs, pushes (forced or not),
  * branch switches, unavailable roots and unreadable files — with crashes at random step
  * boundaries of passes and pushes — checked after every step against a plain model:

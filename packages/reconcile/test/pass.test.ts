@@ -54,7 +54,7 @@ describe('a pass takes disk in', () => {
     const result = await w.r.pass(named('a.txt'));
     expect(report(result, 'a.txt').taken).toEqual({ kind: 'text', new: false });
     expect(w.workspace('a.txt')).toBe('two');
-    expect(readFinding(result, 'a.txt', true)).toEqual({ kind: 'page', notes: [readSentence.tookDiskChange] });
+    expect(readFinding(result, 'a.txt', { workspaceHolds: true, directory: false })).toEqual({ kind: 'page', notes: [readSentence.tookDiskChange] });
   });
 
   test('a mode change alone is taken in, and a read carries no note', async () => {
@@ -63,7 +63,7 @@ describe('a pass takes disk in', () => {
     const result = await w.r.pass(named('a.txt'));
     expect(report(result, 'a.txt').taken).toEqual({ kind: 'mode' });
     expect(w.store.read('main', MOUNT, 'a.txt').tree?.mode).toBe(0o755);
-    expect(readFinding(result, 'a.txt', true)).toEqual({ kind: 'page', notes: [] });
+    expect(readFinding(result, 'a.txt', { workspaceHolds: true, directory: false })).toEqual({ kind: 'page', notes: [] });
   });
 
   test("disk's deletion is taken in, and a read answers that disk deleted it", async () => {
@@ -72,7 +72,7 @@ describe('a pass takes disk in', () => {
     const result = await w.r.pass(named('a.txt'));
     expect(report(result, 'a.txt')).toMatchObject({ state: 'absent', taken: { kind: 'deletion' } });
     expect(w.workspace('a.txt')).toBeNull();
-    expect(readFinding(result, 'a.txt', true)).toEqual({ kind: 'answer', reason: 'deleted-on-disk', message: readSentence.deletedOnDisk });
+    expect(readFinding(result, 'a.txt', { workspaceHolds: true, directory: false })).toEqual({ kind: 'answer', reason: 'deleted-on-disk', message: readSentence.deletedOnDisk });
   });
 
   test('a file disk made binary or too large is dropped from the store and reads as on disk but not stored', async () => {
@@ -83,7 +83,7 @@ describe('a pass takes disk in', () => {
     expect(report(result, 'a.txt')).toMatchObject({ state: 'disk-only', taken: { kind: 'not-stored', why: 'binary', dropped: true } });
     expect(report(result, 'b.txt')).toMatchObject({ state: 'disk-only', taken: { kind: 'not-stored', why: 'too-large', dropped: true } });
     expect(w.workspace('a.txt')).toBeNull();
-    expect(readFinding(result, 'b.txt', false)).toEqual({
+    expect(readFinding(result, 'b.txt', { workspaceHolds: false, directory: false })).toEqual({
       kind: 'answer',
       reason: 'not-stored',
       why: 'too-large',
@@ -121,8 +121,8 @@ describe('a pass and the selected branch', () => {
     expect(result).toEqual({ kind: 'gave-up', reason: BRANCH_KEPT_CHANGING, gathers: 4 });
     expect(BRANCH_KEPT_CHANGING).toBe('the selected branch kept changing while the scan ran');
     expect(w.store.recordsSnapshot()).toBe(before);
-    expect(readFinding(result, 'a.txt', true)).toEqual({ kind: 'page', notes: [readSentence.gaveUp] });
-    expect(readFinding(result, 'new.txt', false)).toMatchObject({ kind: 'answer', reason: 'gave-up' });
+    expect(readFinding(result, 'a.txt', { workspaceHolds: true, directory: false })).toEqual({ kind: 'page', notes: [readSentence.gaveUp] });
+    expect(readFinding(result, 'new.txt', { workspaceHolds: false, directory: false })).toMatchObject({ kind: 'answer', reason: 'gave-up' });
     expect(readSentence.gaveUp).toContain('read again');
   });
 });
@@ -187,7 +187,7 @@ describe('named passes and walks', () => {
     const result = await w.r.pass(named('a.txt'));
     const reason = unverifiedReason.path('permission denied');
     expect(report(result, 'a.txt')).toMatchObject({ state: 'unverified', reason });
-    expect(readFinding(result, 'a.txt', true)).toEqual({ kind: 'page', notes: [readSentence.unverified(reason)] });
+    expect(readFinding(result, 'a.txt', { workspaceHolds: true, directory: false })).toEqual({ kind: 'page', notes: [readSentence.unverified(reason)] });
   });
 });
 
@@ -219,7 +219,7 @@ describe('an unavailable mount root', () => {
   test("a read of a path the workspace doesn't hold, with disk unavailable, answers that it could not be checked", async () => {
     const w = await synced({});
     w.disk.rootAvailable = false;
-    const finding = readFinding(await w.r.pass(named('new.txt')), 'new.txt', false);
+    const finding = readFinding(await w.r.pass(named('new.txt')), 'new.txt', { workspaceHolds: false, directory: false });
     expect(finding).toMatchObject({ kind: 'answer', reason: 'unverified' });
   });
 });
@@ -236,7 +236,7 @@ describe('conflicts as a pass reports them', () => {
     expect(r.conflict?.diskSide.kind).toBe('stored');
     expect(r.conflict?.waysOut.map((x) => x.effect)).toEqual(['keeps-disk', 'writes-workspace']);
     expect(w.workspace('a.txt')).toBe('draft');
-    const finding = readFinding(result, 'a.txt', true);
+    const finding = readFinding(result, 'a.txt', { workspaceHolds: true, directory: false });
     expect(finding.kind).toBe('page');
     if (finding.kind === 'page') expect(finding.notes[0]).toContain("keeps disk's copy");
   });
@@ -290,6 +290,6 @@ describe('conflicts as a pass reports them', () => {
     w.store.barrier();
     const result = await w.r.pass(named('o.txt'));
     expect(report(result, 'o.txt').state).toBe('disk-missing-provenance-unknown');
-    expect(readFinding(result, 'o.txt', true)).toEqual({ kind: 'page', notes: [readSentence.provenanceUnknown] });
+    expect(readFinding(result, 'o.txt', { workspaceHolds: true, directory: false })).toEqual({ kind: 'page', notes: [readSentence.provenanceUnknown] });
   });
 });

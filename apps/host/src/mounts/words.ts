@@ -3,6 +3,13 @@
  * and docs can refer to it. Paths in sentences are mount-prefixed (`work/a.txt`).
  */
 
+/** Echoed input and outside messages in a sentence are cut to this many characters, with "…". */
+export const ECHO_MAX = 200;
+
+function cut(text: string): string {
+  return text.length <= ECHO_MAX ? text : `${text.slice(0, ECHO_MAX)}…`;
+}
+
 /** The sentences of one mount, with its name filled in. */
 export function mountWords(mount: string) {
   const at = (path: string) => (path === '' ? `${mount}/` : `${mount}/${path}`);
@@ -28,6 +35,9 @@ export function mountWords(mount: string) {
       `The new content of ${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes; nothing was stored.`,
     acceptNewRoot: () =>
       `If this directory is mount "${mount}" now (it was moved or re-created on purpose), a person can run \`ws sync --accept-new-root ${mount}\` to take it as the mount.`,
+    /** An unexpected failure (a disk call that threw), cut to one line: what failed, on which path. */
+    failed: (verb: string, path: string | undefined, why: string) =>
+      `${verb} ${path === undefined ? `mount "${mount}"` : at(path)} failed: ${cut(why.split('\n')[0])}.`,
     gaveUp: (reason: string) => `Disk could not be checked: ${reason}. Nothing was decided; try again.`,
     directNothingToSync: () => `Mount "${mount}" is direct: it reads disk as it is, so there is nothing to sync.`,
     directNothingToMaterialize: () =>

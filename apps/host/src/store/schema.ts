@@ -56,7 +56,7 @@ export const MIGRATIONS: readonly Migration[] = [
         record TEXT NOT NULL,
         PRIMARY KEY (branch, mount, path)
       ) WITHOUT ROWID;
-      -- Announced effects not yet completed (SPEC §4.3).
+      -- Announced effects not yet completed (the reconcile README, "Crash safety").
       CREATE TABLE pending (mount TEXT NOT NULL, path TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (mount, path)) WITHOUT ROWID;
       -- The identity of each mount's root directory last agreed under.
       CREATE TABLE roots (mount TEXT PRIMARY KEY, identity TEXT NOT NULL) WITHOUT ROWID;

@@ -1,0 +1,63 @@
+/**
+ * An agent's changes on a store-backed mount: drafts in the store (pushed at once where
+ * the mount has `autoMaterialize`). The one rule: every change is checked before any is
+ * recorded — all or none — and a deletion names what it removes.
+ */
+import type { Change, Refusal, Report } from '@ws/tools';
+import type { StoreMountContext } from './context.ts';
+import { pushSummary } from './reports.ts';
+
+/** Why a change can't be made, before the lock is taken; null when each may go ahead. */
+export function refuseBeforeLock(ctx: StoreMountContext, changes: readonly Change[]): Refusal | null {
+  const { config, words } = ctx;
+  if (config.readOnly) return { ok: false, message: words.readOnly() };
+  for (const ch of changes) {
+    const where = ctx.contain(ch.path, 'change');
+    if (!where.ok) return { ok: false, message: where.message };
+    if (ch.bytes !== null && ch.bytes.length > config.maxFileSize) {
+      return { ok: false, message: words.contentTooLarge(ch.path, ch.bytes.length, config.maxFileSize) };
+    }
+  }
+  return null;
+}
+
+/** Records `changes` as drafts, under the lock. */
+export async function commitChanges(ctx: StoreMountContext, changes: readonly Change[]): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
+  const branch = ctx.store.selectedBranch();
+  for (const ch of changes) {
+    const refused = await checkChange(ctx, branch, ch);
+    if (refused !== null) return { ok: false, message: refused };
+  }
+  ctx.reconciler.recordDrafts(changes.map((c) => ({ path: c.path, bytes: c.bytes })));
+  // A plain commit answers as a direct mount's does (the receipt says what changed);
+  // only a push made at once has more to say.
+  const report: Record<string, unknown> = {};
+  if (ctx.config.autoMaterialize) {
+    const pushed = await ctx.reconciler.push({ scope: { kind: 'paths', paths: changes.map((c) => c.path) } });
+    report.materialized = pushed.kind === 'done' ? pushSummary(pushed) : { gaveUp: pushed.reason };
+  }
+  return { ok: true, report };
+}
+
+/** Why one change can't be recorded (a sentence), or null. */
+async function checkChange(ctx: StoreMountContext, branch: string, ch: Change): Promise<string | null> {
+  const { store, config, words } = ctx;
+  const tree = store.read(branch, config.name, ch.path).tree;
+  const held = tree === null ? null : store.getBlob(tree.hash);
+  if (ch.expected !== undefined) {
+    const same = held === null || ch.expected === null ? held === ch.expected : Buffer.compare(held, ch.expected) === 0;
+    if (!same) return words.changedSincePlanned(ch.path);
+  }
+  if (ch.bytes !== null || held !== null) return null;
+  let rec = store.read(branch, config.name, ch.path);
+  if (rec.mark?.tombstone) return words.missing(ch.path); // already deleted here
+  if (rec.evidence === null && rec.mark === null && ctx.checksDisk) {
+    // A file the store has never seen: take it in first, so the deletion names what it
+    // removes. (A known path is not passed over: that could take in a disk change the
+    // deletion's push would then remove unseen.)
+    await ctx.pass({ kind: 'paths', paths: [ch.path] });
+    rec = store.read(branch, config.name, ch.path);
+  }
+  const diskHadIt = rec.evidence !== null && rec.evidence.kind !== 'absent';
+  return !diskHadIt && rec.tree === null ? words.missing(ch.path) : null;
+}

@@ -1,0 +1,77 @@
+/**
+ * What every verb of a store-backed mount shares: the mount's config, its disk, the
+ * store, the lock, the reconciler and the mount's words, and the two questions about disk
+ * the verbs ask beside the reconciler. The one rule: a verb reaches the file system only
+ * through `disk`, `contain` and `isDirectory`, and the store only through `store`; so
+ * the disk layer or the store engine can change underneath without touching a verb.
+ */
+import type { DiskPort, PassResult, Reconciler, Scope } from '@ws/reconcile';
+import type { MountConfig } from '../../config.ts';
+import type { Lock } from '../../store/lock.ts';
+import type { Store } from '../../store/store.ts';
+import type { mountWords } from '../words.ts';
+
+/** Why a path is contained: to be read, or to be changed (the disk layer refuses protected paths for the latter). */
+export type Purpose = 'read' | 'change';
+
+/** Where a mount-relative path lands, or the sentence refusing it. */
+export type Containment = { readonly ok: true; readonly abs: string } | { readonly ok: false; readonly message: string };
+
+/** What a pass may be asked beside its scope. */
+export interface PassOptions {
+  readonly takeDisk?: boolean;
+  readonly acceptNewRoot?: boolean;
+}
+
+/** One store-backed mount's context, built once by `mount.ts`. */
+export interface StoreMountContext {
+  readonly config: MountConfig;
+  readonly disk: DiskPort;
+  readonly store: Store;
+  readonly lock: Lock;
+  readonly reconciler: Reconciler;
+  readonly words: ReturnType<typeof mountWords>;
+  /** False for `watch = "never"`: nothing looks at disk until `sync`. */
+  readonly checksDisk: boolean;
+  /** Keeps `path` inside the mount; every verb's containment goes through here. */
+  contain(path: string, purpose: Purpose): Containment;
+  /** True when a directory is at `path` on disk now (a contained path). */
+  isDirectory(path: string): Promise<boolean>;
+  /** Runs a pass, remembering what a whole-mount pass passed over (for status from the store). */
+  pass(scope: Scope, options?: PassOptions): Promise<PassResult>;
+  /** What the mount remembers between calls. */
+  readonly memory: {
+    /** Set only while `acceptRoot` runs: a person saying the new root directory is the mount. */
+    acceptingNewRoot: boolean;
+    /** What the last whole-mount pass passed over, by reason. */
+    lastPassedOver: Record<string, number>;
+  };
+}
+
+/** Code-unit order: the order the store and the walk agree on. */
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The directory holding `path` (`''`: the root). */
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+/** True when `path` is `dir` or beneath it (`''`: every path). */
+export function inDirectory(path: string, dir: string): boolean {
+  return dir === '' || path === dir || path.startsWith(`${dir}/`);
+}
+
+/** Is `path` a directory, on disk or in the workspace tree of `branch`? */
+export async function isDirectoryPath(ctx: StoreMountContext, path: string, branch: string): Promise<boolean> {
+  if (path === '') return true;
+  return (await ctx.isDirectory(path)) || ctx.store.holdsBeneath(branch, ctx.config.name, path);
+}
+
+/** The scope a verb acts on: the directory at `path`, or the one path. */
+export async function scopeOf(ctx: StoreMountContext, path: string | undefined, branch: string): Promise<Scope> {
+  if (path === undefined || path === '') return { kind: 'directory', path: '' };
+  return (await isDirectoryPath(ctx, path, branch)) ? { kind: 'directory', path } : { kind: 'paths', paths: [path] };
+}

@@ -1,0 +1,80 @@
+/**
+ * `ls` on a store-backed mount: a pass over the directory, then its entries from what the
+ * workspace view shows. The one rule: which paths are files of the view is
+ * `@ws/reconcile`'s `showsFile` (after a pass) or `storedState` (from the store alone).
+ */
+import { showsFile, storedState } from '@ws/reconcile';
+import type { Entry, ListOutcome } from '@ws/tools';
+import { type StoreMountContext, compare, inDirectory, isDirectoryPath, parentOf } from './context.ts';
+import { sizeOf } from './reports.ts';
+
+/** A file of the workspace view, as a listing shows it. */
+export interface ViewFile {
+  readonly path: string;
+  readonly size?: number;
+  readonly state: string;
+}
+
+/** What a listing is made from. */
+interface Seen {
+  readonly files: readonly ViewFile[];
+  readonly directories: readonly string[];
+  readonly passedOver: Record<string, number>;
+  readonly incomplete?: string;
+}
+
+/** Lists `path` (contained already; `''`: the root), under the lock. */
+export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean): Promise<ListOutcome> {
+  const branch = ctx.store.selectedBranch();
+  const seen = await look(ctx, path, branch);
+  const { files, directories } = seen;
+  if (path !== '' && files.length === 1 && files[0].path === path) return { ok: false, message: ctx.words.notADirectory(path) };
+  if (path !== '' && files.length === 0 && directories.length === 0 && !(await isDirectoryPath(ctx, path, branch))) {
+    return { ok: false, message: ctx.words.missing(path) };
+  }
+  return { ok: true, entries: entriesOf(path, files, directories, recursive), passedOver: seen.passedOver, ...(seen.incomplete ? { incomplete: seen.incomplete } : {}) };
+}
+
+/** The view of `path`: after a pass where the mount checks disk, else (or when the pass gave up) from the store alone. */
+async function look(ctx: StoreMountContext, path: string, branch: string): Promise<Seen> {
+  const result = ctx.checksDisk ? await ctx.pass({ kind: 'directory', path }) : undefined;
+  if (result?.kind === 'done') {
+    return {
+      files: result.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state })),
+      directories: result.directories,
+      passedOver: { ...result.passedOver },
+      incomplete: result.rootProblem ?? result.incomplete ?? undefined,
+    };
+  }
+  return {
+    files: storedView(ctx, branch, path),
+    directories: [],
+    passedOver: {},
+    ...(result?.kind === 'gave-up' ? { incomplete: `disk could not be checked (${result.reason}); this lists the workspace's copy` } : {}),
+  };
+}
+
+/** The workspace view of a directory without looking at disk, in path order. */
+export function storedView(ctx: StoreMountContext, branch: string, dir: string): ViewFile[] {
+  const out: ViewFile[] = [];
+  for (const rec of ctx.store.scan(branch, ctx.config.name, dir)) {
+    const state = storedState(rec);
+    if (rec.tree !== null && state !== null) out.push({ path: rec.path, size: rec.tree.size, state });
+  }
+  return out.sort((a, b) => compare(a.path, b.path));
+}
+
+/** The entries of `path`: its files and the directories they and the walk imply, direct children only unless `recursive`. */
+function entriesOf(path: string, files: readonly ViewFile[], directories: readonly string[], recursive: boolean): Entry[] {
+  const dirs = new Set<string>(directories.filter((d) => d !== path));
+  for (const f of files) {
+    for (let p = parentOf(f.path); p !== '' && p !== path && inDirectory(p, path); p = parentOf(p)) dirs.add(p);
+  }
+  const shown = (p: string) => recursive || parentOf(p) === path;
+  const entries: Entry[] = [];
+  for (const d of dirs) if (shown(d)) entries.push({ path: d, kind: 'directory' });
+  for (const f of files) {
+    if (shown(f.path)) entries.push({ path: f.path, kind: 'file', ...(f.size === undefined ? {} : { size: f.size }), state: f.state });
+  }
+  return entries.sort((a, b) => compare(a.path, b.path));
+}

@@ -1,0 +1,155 @@
+/**
+ * A store-backed mount: the workspace copy of each text file lives in the store; agent
+ * writes are drafts until materialized; every read, listing, search and edit first runs
+ * a pass so disk's changes are taken in by the three-way rule (`@ws/reconcile`). This
+ * file only wires the verbs (one file each, beside it) to the lock. The one rule:
+ * everything that reads the store and then writes it runs under the store lock, so no
+ * other operation (in this process or another) decides on the same records meanwhile.
+ */
+import { type DiskPort, type Hasher, type PassResult, type Reconciler, createReconciler, looksBinary } from '@ws/reconcile';
+import type { Mount, Refusal, Report, SearchFile } from '@ws/tools';
+import type { MountConfig } from '../../config.ts';
+import { containPath } from '../../disk/contain.ts';
+import { isDirectoryAt } from '../../disk/directory-at.ts';
+import { diskPort } from '../../disk/disk-port.ts';
+import { walkRules } from '../../disk/rules.ts';
+import type { Lock } from '../../store/lock.ts';
+import type { Store } from '../../store/store.ts';
+import { WALK_CAP } from '../direct.ts';
+import { mountWords } from '../words.ts';
+import { commitChanges, refuseBeforeLock } from './commit.ts';
+import type { Containment, StoreMountContext } from './context.ts';
+import { listPath } from './list.ts';
+import { materializePath } from './materialize.ts';
+import { readPath } from './read.ts';
+import { searchBytes, searchPlan } from './search.ts';
+import { mountStatus } from './status.ts';
+import { guarded } from './failures.ts';
+import { acceptRoot, syncPath } from './sync.ts';
+import { closeTo } from './suggest.ts';
+
+/** What a store-backed mount shares with the host. */
+export interface StoreMountDeps {
+  readonly store: Store;
+  readonly lock: Lock;
+  readonly hash: Hasher;
+  /** The store's path inside this mount's root, if it lies there (walks pass over it). */
+  readonly storeRel: string | undefined;
+  /** Wraps the disk port (tests use it to act between observations). */
+  readonly wrapDisk?: (disk: DiskPort) => DiskPort;
+}
+
+/** A store-backed mount, with what the host needs beside the tools' interface. */
+export interface StoreMount extends Mount {
+  readonly backend: 'store';
+  readonly config: MountConfig;
+  /**
+   * A whole-mount sync that accepts a root directory other than the one last agreed
+   * under (a person moved or re-created it on purpose: `ws sync --accept-new-root`).
+   * A tool's sync never does: a replaced root must not read as every file deleted.
+   */
+  acceptRoot(): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
+  /** Named passes over paths a watcher saw change. */
+  passPaths(paths: readonly string[]): Promise<PassResult>;
+  /** A pass over a directory a watcher saw appear or go (its files may not have been named). */
+  passDirectory(path: string): Promise<PassResult>;
+  /** Resolves effects a stopped process left pending (run once at start). */
+  recover(): Promise<PassResult>;
+  /**
+   * Paths the workspace holds that a mistyped `path` may have meant, from the store's own
+   * records (same name elsewhere, or beside it) — never a pass over the mount.
+   */
+  candidates(path: string): Promise<string[]>;
+}
+
+/** The context of one mount: its disk (wrapped where a test asks), its reconciler and its words. */
+function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext {
+  const { store, lock, hash } = deps;
+  const realDisk = diskPort({ root: config.root, rules: walkRules(config.ignore, deps.storeRel), followSymlinks: config.followSymlinks, walkCap: WALK_CAP });
+  const disk = deps.wrapDisk ? deps.wrapDisk(realDisk) : realDisk;
+  const reconciler: Reconciler = createReconciler({
+    store,
+    disk,
+    hash,
+    mount: config.name,
+    readOnly: config.readOnly,
+    maxFileSize: config.maxFileSize,
+    isBinary: looksBinary,
+  });
+  const contain = (path: string): Containment => {
+    const where = containPath(config.root, path, config.followSymlinks);
+    return where.ok ? where : { ok: false, message: where.reason };
+  };
+  const ctx: StoreMountContext = {
+    config,
+    disk,
+    store,
+    lock,
+    reconciler,
+    words: mountWords(config.name),
+    checksDisk: config.watch !== 'never',
+    contain,
+    async isDirectory(path) {
+      const where = contain(path);
+      return where.ok && isDirectoryAt(where.abs);
+    },
+    async pass(scope, options = {}) {
+      const result = await reconciler.pass({ scope, ...options });
+      if (result.kind === 'done' && scope.kind === 'directory' && scope.path === '') ctx.memory.lastPassedOver = { ...result.passedOver };
+      return result;
+    },
+    memory: { acceptingNewRoot: false, lastPassedOver: {} },
+  };
+  return ctx;
+}
+
+/** A store-backed mount over `config.root`, keeping its copy in `deps.store`. */
+export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMount {
+  const ctx = contextOf(config, deps);
+  const { lock } = ctx;
+  const refuse = (message: string): Refusal => ({ ok: false, message });
+  const contained = (path: string | undefined, purpose: 'read' | 'change'): Refusal | null => {
+    if (path === undefined) return null;
+    const where = ctx.contain(path, purpose);
+    return where.ok ? null : refuse(where.message);
+  };
+  return {
+    name: config.name,
+    backend: 'store',
+    readOnly: config.readOnly,
+    maxFileSize: config.maxFileSize,
+    config,
+
+    async read(path) {
+      const where = ctx.contain(path, 'read');
+      if (!where.ok) return { kind: 'answer', message: where.message };
+      return guarded(ctx, { verb: 'Reading', path }, () => lock.run(() => readPath(ctx, path)), (message) => ({ kind: 'answer', message }));
+    },
+    async list(path, options) {
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive)), refuse);
+    },
+    async *searchFiles(path): AsyncIterable<SearchFile> {
+      if (contained(path, 'read') !== null) return;
+      const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path)), (message) => [{ path, source: 'skip' as const, reason: message }]);
+      yield* searchBytes(ctx, plan);
+    },
+    async commit(changes) {
+      return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(() => commitChanges(ctx, changes)), refuse);
+    },
+    async sync(path) {
+      // sync changes only the store (disk is read), so a protected path may be synced; ws's own files never are.
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Syncing', path }, () => lock.run(() => syncPath(ctx, path)), refuse);
+    },
+    async materialize({ path, force }) {
+      return contained(path, 'change') ?? guarded(ctx, { verb: 'Materializing', path }, () => lock.run(() => materializePath(ctx, path, force)), refuse);
+    },
+    async status() {
+      return guarded(ctx, { verb: 'Status of' }, () => lock.run(() => mountStatus(ctx)), (message) => ({ mount: config.name, backend: 'store', root: config.root, failed: message }));
+    },
+    acceptRoot: () => guarded(ctx, { verb: 'Syncing' }, () => lock.run(() => acceptRoot(ctx)), refuse),
+    passPaths: (paths) => lock.run(() => ctx.pass({ kind: 'paths', paths: [...paths] })),
+    passDirectory: (path) => lock.run(() => ctx.pass({ kind: 'directory', path })),
+    recover: () => lock.run(() => ctx.reconciler.recover()),
+    candidates: (path) => guarded(ctx, { verb: 'Suggesting paths for', path }, () => closeTo(ctx, path), () => []),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * `sync` on a store-backed mount: disk's changes taken in, for one path (taking disk's
+ * copy whatever the workspace held) or a directory. The one rule: only a person's
+ * `ws sync --accept-new-root` accepts a replaced root directory; a tool's sync never
+ * does, so a replaced root can't read as every file deleted.
+ */
+import type { Refusal, Report } from '@ws/tools';
+import { type StoreMountContext, scopeOf } from './context.ts';
+import { passSummary, rootAdvice } from './reports.ts';
+
+/** Syncs `path` (contained already; undefined or `''`: the whole mount), under the lock. */
+export async function syncPath(ctx: StoreMountContext, path: string | undefined): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
+  const branch = ctx.store.selectedBranch();
+  const whole = path === undefined || path === '';
+  const scope = await scopeOf(ctx, path, branch);
+  const directory = scope.kind === 'directory';
+  const result = await ctx.pass(scope, whole ? { acceptNewRoot: ctx.memory.acceptingNewRoot } : directory ? {} : { takeDisk: true });
+  if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
+  const summary = passSummary(result);
+  const gaveUp = [];
+  for (const r of result.paths) {
+    if (r.gaveUp !== null) gaveUp.push({ path: r.path, was: r.gaveUp.state, ...(r.gaveUp.conflict ? { conflict: r.gaveUp.conflict } : {}) });
+  }
+  const report: Report = {
+    mount: ctx.config.name,
+    branch: result.branch,
+    scope: directory ? (path ?? '') || '(whole mount)' : path,
+    tookIn: summary.tookIn,
+    gaveUp,
+    conflicts: summary.conflicts,
+    unverified: summary.unverified,
+    counts: result.counts,
+    passedOver: result.passedOver,
+    ...rootAdvice(ctx, result.rootProblem),
+    ...(result.incomplete ? { incomplete: result.incomplete } : {}),
+  };
+  return { ok: true, report };
+}
+
+/** A whole-mount sync that accepts a root directory other than the one last agreed under, under the lock. */
+export async function acceptRoot(ctx: StoreMountContext): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
+  ctx.memory.acceptingNewRoot = true;
+  try {
+    return await syncPath(ctx, undefined);
+  } finally {
+    ctx.memory.acceptingNewRoot = false;
+  }
+}

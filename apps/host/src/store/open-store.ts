@@ -1,0 +1,132 @@
+/**
+ * Opening the store: made where missing, migrated where older, refused where it is not a
+ * ws store, is damaged, or was made by a newer ws. The one rule: creation and migration
+ * run under the store lock (two processes starting on a store that doesn't exist yet both
+ * succeed), and a store that is refused is left byte for byte as it was — an idle store
+ * (no `-wal` beside it) is checked over an immutable read-only connection, which makes
+ * no `-wal` or `-shm`.
+ */
+import { Database, constants } from 'bun:sqlite';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { StoreError, storeFault, storeWords } from './faults.ts';
+import { type Lock, StoreLock } from './lock.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import { FIRST_BRANCH, SqliteStore } from './sqlite-store.ts';
+
+/** How long a connection waits on SQLite's own lock before it answers "busy". */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** How a store is opened. */
+export interface OpenOptions {
+  /** The store lock to open under (the host's); without one, a lock of its own is taken and let go. */
+  readonly lock?: Lock;
+  /** Caps the store's size in pages (`PRAGMA max_page_count`): past it a write fails as on a full disk. */
+  readonly maxPageCount?: number;
+}
+
+/**
+ * Opens (or creates) the store at `path`, under the store lock. Refuses with a
+ * `StoreError` sentence, changing nothing, a file that is empty or not SQLite, a damaged
+ * database, or a store made by a newer ws.
+ */
+export async function openStore(path: string, options: OpenOptions = {}): Promise<SqliteStore> {
+  const own = options.lock === undefined ? new StoreLock(path) : undefined;
+  const lock: Lock = options.lock ?? (own as StoreLock);
+  try {
+    return await lock.run(async () => openLocked(path, options));
+  } finally {
+    own?.close();
+  }
+}
+
+function openLocked(path: string, options: OpenOptions): SqliteStore {
+  const exists = existsSync(path);
+  // No `-wal`: nobody has the store open, so what the file holds is the whole store.
+  if (exists && !existsSync(`${path}-wal`)) checkIdle(path);
+  if (!exists) mkdirSync(dirname(path), { recursive: true });
+  let db: Database | undefined;
+  try {
+    db = new Database(path, { create: !exists, readwrite: true });
+    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.run('PRAGMA journal_mode = WAL');
+    // FULL in WAL mode fsyncs the log at every commit: a committed barrier survives power loss.
+    db.run('PRAGMA synchronous = FULL');
+    if (options.maxPageCount !== undefined) db.run(`PRAGMA max_page_count = ${Math.floor(options.maxPageCount)}`);
+    const version = appliedVersion(db);
+    if (version > SCHEMA_VERSION) throw new StoreError(storeWords(path).newer(version, SCHEMA_VERSION));
+    migrate(db, version);
+    return new SqliteStore(path, db);
+  } catch (err) {
+    db?.close();
+    throw storeFault(path, err, 'opened');
+  }
+}
+
+/** The highest migration applied (0: a new, empty database). */
+function appliedVersion(db: Database): number {
+  const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").get();
+  if (!hasTable) return 0;
+  const row = db.query('SELECT MAX(version) AS v FROM migrations').get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+/** Applies the migrations after `version`, each in one IMMEDIATE transaction, and makes sure the first branch exists. */
+function migrate(db: Database, version: number): void {
+  for (const m of MIGRATIONS) {
+    if (m.version <= version) continue;
+    db.transaction(() => {
+      db.run('CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+      db.run(m.sql);
+      db.run('INSERT INTO migrations (version, applied_at) VALUES (?, ?)', [m.version, Date.now()]);
+    }).immediate();
+  }
+  const ready =
+    db.query('SELECT 1 FROM branches LIMIT 1').get() !== null &&
+    db.query("SELECT 1 FROM meta WHERE key = 'selected_branch'").get() !== null;
+  if (ready) return; // an existing store at this version: opening it writes nothing
+  db.transaction(() => {
+    if (db.query('SELECT 1 FROM branches LIMIT 1').get() === null) {
+      db.run('INSERT INTO branches (name, created_at, created_from) VALUES (?, ?, NULL)', [FIRST_BRANCH, Date.now()]);
+    }
+    db.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('selected_branch', ?)", [FIRST_BRANCH]);
+  }).immediate();
+}
+
+/** `path` as an SQLite URI filename (`?`, `#` and `%` escaped). */
+function uriOf(path: string): string {
+  return `file:${path.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)}`;
+}
+
+/**
+ * Checks a store nobody has open, touching nothing: not empty, SQLite's header, and over
+ * an immutable connection its schema, every table's first page and its version.
+ */
+function checkIdle(path: string): void {
+  const words = storeWords(path);
+  if (statSync(path).size === 0) throw new StoreError(words.empty());
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(16);
+    const n = readSync(fd, head, 0, 16, 0);
+    if (n < 16 || head.toString('latin1') !== SQLITE_MAGIC) throw new StoreError(words.notSqlite());
+  } finally {
+    closeSync(fd);
+  }
+  let db: Database | undefined;
+  try {
+    // immutable: no locking, no `-wal` or `-shm` (nobody else has it open: see the caller).
+    db = new Database(`${uriOf(path)}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
+    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
+    for (const t of tables) db.query(`SELECT 1 FROM "${t.name.replace(/"/g, '""')}" LIMIT 1`).get();
+    const version = appliedVersion(db);
+    if (version > SCHEMA_VERSION) throw new StoreError(words.newer(version, SCHEMA_VERSION));
+  } catch (err) {
+    throw storeFault(path, err, 'opened');
+  } finally {
+    db?.close();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The store seam: everything the host and its mounts ask of a store, so a second engine
+ * is "implement `Store` and `Lock`" and nothing above this folder changes. The one rule
+ * (inherited from `@ws/reconcile`'s `StorePort`): every method is synchronous, so a pass
+ * settles its records without yielding — see the host README, "A second store engine".
+ */
+import type { Hash, StorePort, TreeEntry } from '@ws/reconcile';
+
+/** One branch, for `ws branch list`. */
+export interface BranchInfo {
+  readonly name: string;
+  readonly selected: boolean;
+  readonly createdAt: string;
+  readonly createdFrom: string | null;
+  /** Files this branch's tree holds, over every mount. */
+  readonly files: number;
+}
+
+/** One version of a file in a branch's history. */
+export interface Version {
+  readonly seq: number;
+  /** The text's hash, or null where the change removed the file. */
+  readonly hash: Hash | null;
+  readonly size: number | null;
+  readonly at: string;
+}
+
+/** A file a branch's tree holds, with its entry. */
+export interface TreeFile {
+  readonly path: string;
+  readonly entry: TreeEntry;
+}
+
+/**
+ * A store, as the host uses it: `@ws/reconcile`'s port plus branches, history and the
+ * listing of a branch's files. Failures throw a `StoreError` whose message is the one
+ * sentence to show.
+ */
+export interface Store extends StorePort {
+  /** Where the store is, as a person would name it (sentences carry it). */
+  readonly path: string;
+  /** Every branch, the selected one marked. */
+  branches(): BranchInfo[];
+  /** True when a branch of this name exists. */
+  hasBranch(name: string): boolean;
+  /** Creates `name` from the selected branch (its trees and marks), in one transaction; the selection stays. */
+  createBranch(name: string): void;
+  /** Selects another branch, durably. */
+  selectBranch(name: string): void;
+  /** A file's versions on a branch, oldest first. */
+  history(branch: string, mount: string, path: string): Version[];
+  /** Every file of a mount on a branch at or beneath `dir` (`''`: all), in path order. */
+  treeFiles(branch: string, mount: string, dir: string): TreeFile[];
+  /** True when the branch's tree holds a file strictly beneath `dir`: the workspace has it as a directory. */
+  holdsBeneath(branch: string, mount: string, dir: string): boolean;
+  /**
+   * Up to `limit` paths of a mount's records on a branch whose last name is `name`
+   * (for suggesting a mistyped path without walking disk).
+   */
+  pathsNamed(branch: string, mount: string, name: string, limit: number): string[];
+  /** Commits anything open and lets go of the store. */
+  close(): void;
+}
