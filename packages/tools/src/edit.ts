@@ -6,7 +6,7 @@
  */
 import { fileText } from '@ws/text';
 import type { Change, Mount, Report, Workspace } from './workspace.ts';
-import { type EditSpec, planEdits } from './edit-plan.ts';
+import { type EditSpec, planEdits, spliceBytes } from './edit-plan.ts';
 import {
   binaryEdit,
   commitPartly,
@@ -116,7 +116,8 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
     case 'file':
       break;
   }
-  const plan = planEdits(fileText(read.bytes), file.specs);
+  const ft = fileText(read.bytes);
+  const plan = planEdits(ft, file.specs);
   if (!plan.ok) {
     for (const p of plan.problems) {
       const sentence = editProblem(p, at.path, (i) => numbers[i], single);
@@ -127,7 +128,8 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
   return {
     file,
     before: read.bytes,
-    after: encoder.encode(plan.text),
+    // Valid UTF-8 encodes back to itself; other bytes are kept exactly where nothing matched.
+    after: ft.invalidAt.length === 0 ? encoder.encode(plan.text) : spliceBytes(read.bytes, plan.splices),
     receipt: { path: at.path, numbers, edits: plan.edits, replacements: plan.replacements },
     notes: read.notes,
   };

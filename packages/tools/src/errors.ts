@@ -196,6 +196,10 @@ export function editProblem(p: EditProblem, path: string, number: (index: number
       const more = p.count > p.lines.length ? ` and ${p.count - p.lines.length} more` : '';
       return `${who(p.edit)} occurs ${p.count} times in ${path}, at lines ${list(p.lines.map(String))}${more}; include more of the surrounding text to pick one, or set replaceAll to change every one.`;
     }
+    case 'spans-invalid':
+      return `${who(p.edit)} matches text on line ${p.line} of ${path} that holds bytes that are not UTF-8 (shown as U+FFFD); ws keeps such bytes as they are and cannot write them from text. Edit around them: end oldString before the U+FFFD or begin it after.`;
+    case 'replacement-in-new':
+      return `${single ? 'newString' : `Edit ${number(p.edit)}'s newString`} holds U+FFFD, and ${path} is not valid UTF-8, where U+FFFD shows bytes that are not UTF-8; ws would write the character (EF BF BD), not those bytes. Leave the U+FFFD out: edit around it.`;
     case 'clash':
       return `Edits ${number(p.other)} and ${number(p.edit)} both change text at line ${p.line} of ${path}; edits are located in the file as it was before the call, so make them one edit.`;
   }

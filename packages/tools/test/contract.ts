@@ -170,7 +170,7 @@ export function contractSuite(label: string, make: MakeWorkspace): void {
         { name: 'read', input: { path: 'work/lf.txt', offset: 99 } },
         { name: 'read', input: { path: 'work/lf.txt', offset: 0 } },
         { name: 'read', input: { path: 'work/lf.txt', offset: 1, offsetChars: 0 } },
-        { name: 'edit', input: { path: 'work/invalid.txt', oldString: 'ok', newString: 'no' } },
+        { name: 'edit', input: { path: 'work/invalid.txt', oldString: '\uFFFD', newString: 'no' } },
         { name: 'edit', input: { path: 'work/logo.png', oldString: 'PNG', newString: 'GIF' } },
         { name: 'edit', input: { path: 'work/missing.txt', oldString: 'a', newString: 'b' } },
         { name: 'edit', input: { path: 'work/big.txt', oldString: 'line 1', newString: 'x' } },
@@ -233,6 +233,7 @@ export function contractSuite(label: string, make: MakeWorkspace): void {
         { name: 'edit', input: { path: 'work/win.bat', oldString: await copy('work/win.bat', 2, 3), newString: 'set A=10\nset B=20' } },
         { name: 'edit', input: { path: 'work/mixed.cfg', oldString: await copy('work/mixed.cfg', 2, 2), newString: 'OWN' } },
         { name: 'edit', input: { path: 'work/crlf.txt', oldString: 'two', newString: 'TWO\nTWO-B' } },
+        { name: 'edit', input: { path: 'work/invalid.txt', oldString: 'ok', newString: 'fine' } },
         {
           name: 'edit_many',
           input: {
