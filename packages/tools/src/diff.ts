@@ -1,0 +1,268 @@
+/**
+ * `diff`: what the workspace's drafts change, as a unified diff of the workspace's copy
+ * against disk's (for a conflict, each side against the last agreed version), for a
+ * file, a directory, a mount or every mount. The one rule: lines are compared as read
+ * shows them, so a CRLF or BOM difference is said once in the note, never shown as
+ * every line changed; a page holds whole hunks, numbered across the answer, and
+ * `offset=N` continues at hunk N.
+ */
+import { type FileText, fileText, jsonLength, safeCut } from '@ws/text';
+import { z } from 'zod';
+import { mountName, outputOf, path, wholeFromOne } from './schemas.ts';
+import { type CallContext, defineTool } from './tool.ts';
+import type { Draft, Mount, ReadOutcome, Workspace } from './workspace.ts';
+import {
+  diffCut,
+  diffOffsetPast,
+  directNothingToCompare,
+  hunkCut,
+  noDrafts,
+  notOnThisMount,
+  pathOrMount,
+} from './errors.ts';
+import { type Hunk, hunkHeader, hunksOf } from './hunks.ts';
+import { locate, mountNamed, prefixed } from './paths.ts';
+import { type Answer, answer, refuse } from './result.ts';
+
+const schema = z.strictObject({
+  path: path.optional(),
+  mount: mountName.optional(),
+  offset: wholeFromOne.optional(),
+});
+
+/** One side of a comparison: text, nothing, or something not compared as lines. */
+type Side = { readonly kind: 'text'; readonly ft: FileText; readonly bytes: Uint8Array } | { readonly kind: 'absent' } | { readonly kind: 'other'; readonly why: string };
+
+/** One comparison of a file: `from` turned into `to`. */
+interface Section {
+  readonly path: string;
+  readonly fromLabel: string;
+  readonly toLabel: string;
+  readonly hunks: readonly Hunk[];
+}
+
+/** What the comparisons found, before paging. */
+interface Found {
+  readonly sections: Section[];
+  readonly notes: string[];
+}
+
+const LABEL = { disk: 'disk', workspace: 'workspace', agreed: 'agreed' } as const;
+const WORDS = { disk: 'disk’s copy', workspace: 'the workspace’s copy', agreed: 'the agreed version' } as const;
+type Name = keyof typeof LABEL;
+
+function sideOf(outcome: ReadOutcome): Side {
+  switch (outcome.kind) {
+    case 'file':
+      return { kind: 'text', ft: fileText(outcome.bytes), bytes: outcome.bytes };
+    case 'missing':
+      return { kind: 'absent' };
+    case 'binary':
+      return { kind: 'other', why: `is a binary file (${outcome.size} bytes)` };
+    case 'directory':
+      return { kind: 'other', why: 'is a directory' };
+    case 'answer':
+      return { kind: 'other', why: `cannot be read: ${outcome.message}` };
+  }
+}
+
+function endsOf(ft: FileText): string {
+  if (ft.crlf > 0 && ft.lf > 0) return `mixed line ends (${ft.crlf} CRLF, ${ft.lf} LF)`;
+  if (ft.crlf > 0) return 'CRLF line ends';
+  if (ft.lf > 0) return 'LF line ends';
+  return 'no line end';
+}
+
+function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** What differs between two texts that their lines do not show: line ends, the BOM, a final line end. */
+function unseenDifferences(path: string, from: Name, a: Side & { kind: 'text' }, to: Name, b: Side & { kind: 'text' }): string[] {
+  const notes: string[] = [];
+  const [ea, eb] = [endsOf(a.ft), endsOf(b.ft)];
+  if (ea !== eb && ea !== 'no line end' && eb !== 'no line end') {
+    notes.push(`${path}: ${WORDS[from]} has ${ea} and ${WORDS[to]} ${eb}; lines are compared without their line ends.`);
+  }
+  if (a.ft.bom !== b.ft.bom) {
+    const [has, lacks] = a.ft.bom ? [from, to] : [to, from];
+    notes.push(`${path}: ${WORDS[has]} starts with a UTF-8 BOM and ${WORDS[lacks]} does not.`);
+  }
+  const endA = a.ft.text.endsWith('\n');
+  const endB = b.ft.text.endsWith('\n');
+  if (endA !== endB && a.ft.lines.length > 0 && b.ft.lines.length > 0) {
+    const [ends, open] = endA ? [from, to] : [to, from];
+    notes.push(`${path}: ${WORDS[open]} has no line end after its last line; ${WORDS[ends]} has one.`);
+  }
+  if (notes.length === 0 && !same(a.bytes, b.bytes) && a.ft.lines.length === b.ft.lines.length && a.ft.lines.every((l, i) => l === b.ft.lines[i])) {
+    notes.push(`${path}: ${WORDS[from]} and ${WORDS[to]} differ only in bytes read shows alike (byte sequences that are not UTF-8, shown as U+FFFD).`);
+  }
+  return notes;
+}
+
+/** Compares two sides of one file into `found`. */
+function compare(found: Found, path: string, from: Name, a: Side, to: Name, b: Side): void {
+  for (const [name, side] of [[from, a], [to, b]] as const) {
+    if (side.kind === 'other') {
+      found.notes.push(`${path}: ${WORDS[name]} ${side.why}; it is not compared as lines.`);
+      return;
+    }
+  }
+  const linesOf = (s: Side) => (s.kind === 'text' ? s.ft.lines : []);
+  const hunks = hunksOf(linesOf(a), linesOf(b));
+  if (a.kind === 'text' && b.kind === 'text') found.notes.push(...unseenDifferences(path, from, a, to, b));
+  if (hunks.length === 0) return;
+  const label = (name: Name, s: Side) => `${path} (${LABEL[name]}${s.kind === 'absent' ? ': none' : ''})`;
+  found.sections.push({ path, fromLabel: label(from, a), toLabel: label(to, b), hunks });
+}
+
+/** The comparisons for one draft: workspace against disk, or for a conflict each side against the agreed version. */
+async function compareDraft(found: Found, mount: Mount & Required<Pick<Mount, 'readVersion'>>, draft: Draft): Promise<void> {
+  const shown = prefixed(mount.name, draft.path);
+  const workspace = draft.kind === 'deletion' ? ({ kind: 'absent' } as const) : sideOf(await mount.read(draft.path));
+  const disk = sideOf(await mount.readVersion(draft.path, 'disk'));
+  if (draft.kind === 'conflict') {
+    const agreed = await mount.readVersion(draft.path, 'agreed');
+    if (agreed.kind !== 'answer') {
+      const base = sideOf(agreed);
+      compare(found, shown, 'agreed', base, 'workspace', workspace);
+      compare(found, shown, 'agreed', base, 'disk', disk);
+      return;
+    }
+    found.notes.push(`${shown} is in conflict and the store records no version disk and the workspace agreed on, so the workspace’s copy is compared with disk’s.`);
+  }
+  compare(found, shown, 'disk', disk, 'workspace', workspace);
+}
+
+/** Which mounts (and where in them) a diff looks at. */
+function scopes(workspace: Workspace, input: z.infer<typeof schema>): { ok: true; scopes: { mount: Mount; rel: string; shown: string }[] } | { ok: false; message: string } {
+  if (input.path !== undefined && input.mount !== undefined) return { ok: false, message: pathOrMount('diff') };
+  if (input.path !== undefined) {
+    const at = locate(workspace, input.path);
+    return at.ok ? { ok: true, scopes: [{ mount: at.mount, rel: at.rel, shown: at.path }] } : at;
+  }
+  if (input.mount !== undefined) {
+    const named = mountNamed(workspace, input.mount);
+    return named.ok ? { ok: true, scopes: [{ mount: named.mount, rel: '', shown: named.mount.name }] } : named;
+  }
+  return { ok: true, scopes: workspace.mounts.map((mount) => ({ mount, rel: '', shown: mount.name })) };
+}
+
+/** The most per-file notes an answer names one by one. */
+const MAX_FILE_NOTES = 10;
+
+function noteOf(notes: readonly string[]): string | undefined {
+  return notes.length === 0 ? undefined : notes.join(' ');
+}
+
+/** Gathers every comparison, then pages its hunks from `offset` within `budget`. */
+async function diff(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
+  const chosen = scopes(workspace, input);
+  if (!chosen.ok) return refuse(chosen.message);
+  const found: Found = { sections: [], notes: [] };
+  const general: string[] = [];
+  for (const { mount, rel, shown } of chosen.scopes) {
+    if (mount.backend === 'direct') {
+      general.push(directNothingToCompare(mount.name));
+      continue;
+    }
+    if (mount.drafts === undefined || mount.readVersion === undefined) {
+      if (chosen.scopes.length === 1) return refuse(notOnThisMount(mount.name, 'diff'));
+      general.push(notOnThisMount(mount.name, 'diff'));
+      continue;
+    }
+    const drafted = await mount.drafts(rel);
+    if (!drafted.ok) return refuse(drafted.message);
+    if (drafted.drafts.length === 0) general.push(noDrafts(shown));
+    const versioned = mount as Mount & Required<Pick<Mount, 'readVersion'>>;
+    for (const draft of drafted.drafts) await compareDraft(found, versioned, draft);
+  }
+  const page = paged(found, general, input.offset ?? 1, budget);
+  return 'error' in page ? refuse(page.error) : answer(page);
+}
+
+/** One hunk, numbered across the answer, and the section it belongs to. */
+interface Numbered {
+  readonly section: Section;
+  readonly hunk: Hunk;
+  /** The first hunk of its section: the file headers come before it. */
+  readonly first: boolean;
+}
+
+function hunkText(n: Numbered, withHeaders: boolean, lines: readonly string[] = n.hunk.lines): string {
+  const head = withHeaders ? [`--- ${n.section.fromLabel}`, `+++ ${n.section.toLabel}`] : [];
+  return [...head, hunkHeader(n.hunk), ...lines].join('\n');
+}
+
+/** The characters a string adds inside a JSON string: its JSON length less the quotes. */
+function inJson(s: string): number {
+  return jsonLength(s) - 2;
+}
+
+/** The answer's data: hunks from `offset` that fit `budget`, and the notes. */
+function paged(found: Found, general: readonly string[], offset: number, budget: number | undefined): { diff: string; note?: string } | { error: string } {
+  const all: Numbered[] = found.sections.flatMap((section) => section.hunks.map((hunk, i) => ({ section, hunk, first: i === 0 })));
+  const fileNotes =
+    found.notes.length <= MAX_FILE_NOTES
+      ? found.notes
+      : [...found.notes.slice(0, MAX_FILE_NOTES), `And ${found.notes.length - MAX_FILE_NOTES} more notes of that kind; diff one path to see its own.`];
+  const notes = [...general, ...fileNotes];
+  if (offset > 1 && offset > all.length) return { error: diffOffsetPast(offset, all.length) };
+  if (budget === undefined) {
+    return { diff: all.slice(offset - 1).map((n, i) => hunkText(n, n.first || i === 0)).join('\n'), ...(noteOf(notes) ? { note: noteOf(notes) } : {}) };
+  }
+  // Room for the longest cut note there could be, so the page never outgrows its budget.
+  const reserve = inJson(` ${diffCut(all.length, all.length, all.length)} ${hunkCut(all.length, 'x'.repeat(200), 1 << 30, 1 << 30, 1 << 30)}`);
+  let note = noteOf(notes);
+  if (note !== undefined && jsonLength({ diff: '', note }) + reserve > budget) note = noteOf(general);
+  let used = jsonLength({ diff: '', ...(note ? { note } : {}) }) + reserve;
+  const pieces: string[] = [];
+  let next = offset - 1;
+  let cut: string | undefined;
+  for (; next < all.length; next++) {
+    const n = all[next];
+    const text = hunkText(n, n.first || next === offset - 1);
+    const cost = inJson(text) + (pieces.length > 0 ? 2 : 0);
+    if (used + cost <= budget) {
+      pieces.push(text);
+      used += cost;
+      continue;
+    }
+    if (pieces.length === 0) {
+      // A hunk longer than the whole budget: as many of its lines as fit, the first cut if need be.
+      const lines: string[] = [];
+      let room = budget - used - inJson(hunkText(n, true, []));
+      for (const line of n.hunk.lines) {
+        const c = inJson(line) + 2;
+        if (c > room) {
+          if (lines.length === 0) lines.push(`${line.slice(0, safeCut(line, Math.max(1, Math.floor(room / 6))))}…`);
+          break;
+        }
+        lines.push(line);
+        room -= c;
+      }
+      pieces.push(hunkText(n, true, lines));
+      const shown = lines.length;
+      const toLine = n.hunk.bStart + 1 + n.hunk.lines.slice(0, shown).filter((l) => l[0] !== '-').length;
+      cut = hunkCut(next + 1, n.section.path, shown, n.hunk.lines.length, toLine);
+      next++;
+    }
+    break;
+  }
+  const tail = [cut, next < all.length ? diffCut(offset, next, all.length) : undefined].filter((s): s is string => s !== undefined);
+  const finalNote = [note, ...tail].filter((s): s is string => s !== undefined).join(' ');
+  return { diff: pieces.join('\n'), ...(finalNote ? { note: finalNote } : {}) };
+}
+
+/** The `diff` tool. */
+export const diffTool = defineTool({
+  name: 'diff',
+  title: 'Diff drafts',
+  description: 'Unified diff of drafts against disk.',
+  input: schema,
+  output: outputOf({ diff: 'string' }),
+  hints: { readOnly: true, destructive: false, idempotent: true },
+  run: diff,
+});
