@@ -153,10 +153,6 @@ function scopes(workspace: Workspace, input: z.infer<typeof schema>): { ok: true
 /** The most per-file notes an answer names one by one. */
 const MAX_FILE_NOTES = 10;
 
-function noteOf(notes: readonly string[]): string | undefined {
-  return notes.length === 0 ? undefined : notes.join(' ');
-}
-
 /** Gathers every comparison, then pages its hunks from `offset` within `budget`. */
 async function diff(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
   const chosen = scopes(workspace, input);
@@ -201,59 +197,55 @@ function inJson(s: string): number {
   return jsonLength(s) - 2;
 }
 
-/** The answer's data: hunks from `offset` that fit `budget`, and the notes. */
+/** The answer's data: whole hunks from `offset` that fit `budget` (the first cut to fit where it alone does not), and the notes. */
 function paged(found: Found, general: readonly string[], offset: number, budget: number | undefined): { diff: string; note?: string } | { error: string } {
   const all: Numbered[] = found.sections.flatMap((section) => section.hunks.map((hunk, i) => ({ section, hunk, first: i === 0 })));
   const fileNotes =
     found.notes.length <= MAX_FILE_NOTES
       ? found.notes
       : [...found.notes.slice(0, MAX_FILE_NOTES), `And ${found.notes.length - MAX_FILE_NOTES} more notes of that kind; diff one path to see its own.`];
-  const notes = [...general, ...fileNotes];
   if (offset > 1 && offset > all.length) return { error: diffOffsetPast(offset, all.length) };
-  if (budget === undefined) {
-    return { diff: all.slice(offset - 1).map((n, i) => hunkText(n, n.first || i === 0)).join('\n'), ...(noteOf(notes) ? { note: noteOf(notes) } : {}) };
+  const start = offset - 1;
+  const texts = all.slice(start).map((n, i) => hunkText(n, n.first || i === 0));
+  const data = (diff: string, notes: readonly (string | undefined)[]) => {
+    const note = notes.filter((s): s is string => s !== undefined && s !== '').join(' ');
+    return { diff, ...(note ? { note } : {}) };
+  };
+  if (budget === undefined) return data(texts.join('\n'), [...general, ...fileNotes]);
+  // Where the notes alone leave no room, the per-file ones go first (each is one diff of one path away).
+  const fits = (d: object) => jsonLength(d) <= budget;
+  const firstNotes = fits(data('', [...general, ...fileNotes, diffCut(offset, all.length, all.length)])) ? [...general, ...fileNotes] : [...general];
+  const cutNote = (count: number) => (start + count < all.length ? diffCut(offset, start + count, all.length) : undefined);
+  // The most whole hunks that fit: each adds its JSON length and a line end between.
+  let count = 0;
+  let used = 0;
+  while (count < texts.length) {
+    const next = used + inJson(texts[count]) + (count > 0 ? 2 : 0);
+    if (jsonLength(data('', [...firstNotes, cutNote(count + 1)])) + next > budget) break;
+    used = next;
+    count++;
   }
-  // Room for the longest cut note there could be, so the page never outgrows its budget.
-  const reserve = inJson(` ${diffCut(all.length, all.length, all.length)} ${hunkCut(all.length, 'x'.repeat(200), 1 << 30, 1 << 30, 1 << 30)}`);
-  let note = noteOf(notes);
-  if (note !== undefined && jsonLength({ diff: '', note }) + reserve > budget) note = noteOf(general);
-  let used = jsonLength({ diff: '', ...(note ? { note } : {}) }) + reserve;
-  const pieces: string[] = [];
-  let next = offset - 1;
-  let cut: string | undefined;
-  for (; next < all.length; next++) {
-    const n = all[next];
-    const text = hunkText(n, n.first || next === offset - 1);
-    const cost = inJson(text) + (pieces.length > 0 ? 2 : 0);
-    if (used + cost <= budget) {
-      pieces.push(text);
-      used += cost;
-      continue;
+  if (count > 0 || texts.length === 0) return data(texts.slice(0, count).join('\n'), [...firstNotes, cutNote(count)]);
+  // The first hunk alone is longer than the budget: as many of its lines as fit, the first cut if need be.
+  const n = all[start];
+  let kept = firstNotes;
+  const notesFor = (shown: number) => {
+    const toLine = n.hunk.bStart + 1 + n.hunk.lines.slice(0, shown).filter((l) => l[0] !== '-').length;
+    return [...kept, hunkCut(offset, n.section.path, shown, n.hunk.lines.length, toLine), cutNote(1)];
+  };
+  if (!fits(data(`${hunkText(n, true, [])}\n${n.hunk.lines[0]}`, notesFor(n.hunk.lines.length)))) kept = [...general];
+  const lines: string[] = [];
+  let room = budget - jsonLength(data(hunkText(n, true, []), notesFor(n.hunk.lines.length))) - 2;
+  for (const line of n.hunk.lines) {
+    const c = inJson(line) + 2;
+    if (c > room) {
+      if (lines.length === 0 && room > 8) lines.push(`${line.slice(0, safeCut(line, Math.floor((room - 3) / 6)))}…`);
+      break;
     }
-    if (pieces.length === 0) {
-      // A hunk longer than the whole budget: as many of its lines as fit, the first cut if need be.
-      const lines: string[] = [];
-      let room = budget - used - inJson(hunkText(n, true, []));
-      for (const line of n.hunk.lines) {
-        const c = inJson(line) + 2;
-        if (c > room) {
-          if (lines.length === 0) lines.push(`${line.slice(0, safeCut(line, Math.max(1, Math.floor(room / 6))))}…`);
-          break;
-        }
-        lines.push(line);
-        room -= c;
-      }
-      pieces.push(hunkText(n, true, lines));
-      const shown = lines.length;
-      const toLine = n.hunk.bStart + 1 + n.hunk.lines.slice(0, shown).filter((l) => l[0] !== '-').length;
-      cut = hunkCut(next + 1, n.section.path, shown, n.hunk.lines.length, toLine);
-      next++;
-    }
-    break;
+    lines.push(line);
+    room -= c;
   }
-  const tail = [cut, next < all.length ? diffCut(offset, next, all.length) : undefined].filter((s): s is string => s !== undefined);
-  const finalNote = [note, ...tail].filter((s): s is string => s !== undefined).join(' ');
-  return { diff: pieces.join('\n'), ...(finalNote ? { note: finalNote } : {}) };
+  return data(hunkText(n, true, lines), notesFor(lines.length));
 }
 
 /** The `diff` tool. */

@@ -353,7 +353,7 @@ export function diffCut(from: number, to: number, total: number): string {
 
 /** A hunk longer than the whole budget, shown cut. */
 export function hunkCut(hunk: number, path: string, shown: number, lines: number, line: number): string {
-  return `Hunk ${hunk} is longer than the budget allows: it shows ${shown} of its ${lines} lines. Read ${path} at offset=${line} (with version "disk" for disk's side) for the rest.`;
+  return `Hunk ${hunk} is cut to fit: ${shown} of its ${lines} lines shown; read ${path} from offset=${line} for the rest.`;
 }
 
 /** diff's offset past the last hunk. */
