@@ -12,7 +12,15 @@ import { mountName, outputOf, path, wholeFromOne } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Draft, Mount, ReadOutcome, Workspace } from './workspace.ts';
 import {
+  diffBom,
+  diffConflictWithoutAgreement,
   diffCut,
+  diffFinalLineEnd,
+  diffLineEnds,
+  diffMoreNotes,
+  diffNotLines,
+  diffUnseenBytes,
+  diffWhyBinary,
   diffOffsetPast,
   directNothingToCompare,
   hunkCut,
@@ -58,11 +66,11 @@ function sideOf(outcome: ReadOutcome): Side {
     case 'missing':
       return { kind: 'absent' };
     case 'binary':
-      return { kind: 'other', why: `is a binary file (${outcome.size} bytes)` };
+      return { kind: 'other', why: diffWhyBinary(outcome.size) };
     case 'directory':
       return { kind: 'other', why: 'is a directory' };
     case 'answer':
-      return { kind: 'other', why: `cannot be read: ${outcome.message}` };
+      return { kind: 'other', why: `cannot be read (${outcome.message.replace(/\.$/, '')})` };
   }
 }
 
@@ -84,20 +92,20 @@ function unseenDifferences(path: string, from: Name, a: Side & { kind: 'text' },
   const notes: string[] = [];
   const [ea, eb] = [endsOf(a.ft), endsOf(b.ft)];
   if (ea !== eb && ea !== 'no line end' && eb !== 'no line end') {
-    notes.push(`${path}: ${WORDS[from]} has ${ea} and ${WORDS[to]} ${eb}; lines are compared without their line ends.`);
+    notes.push(diffLineEnds(path, WORDS[from], ea, WORDS[to], eb));
   }
   if (a.ft.bom !== b.ft.bom) {
     const [has, lacks] = a.ft.bom ? [from, to] : [to, from];
-    notes.push(`${path}: ${WORDS[has]} starts with a UTF-8 BOM and ${WORDS[lacks]} does not.`);
+    notes.push(diffBom(path, WORDS[has], WORDS[lacks]));
   }
   const endA = a.ft.text.endsWith('\n');
   const endB = b.ft.text.endsWith('\n');
   if (endA !== endB && a.ft.lines.length > 0 && b.ft.lines.length > 0) {
     const [ends, open] = endA ? [from, to] : [to, from];
-    notes.push(`${path}: ${WORDS[open]} has no line end after its last line; ${WORDS[ends]} has one.`);
+    notes.push(diffFinalLineEnd(path, WORDS[open], WORDS[ends]));
   }
   if (notes.length === 0 && !same(a.bytes, b.bytes) && a.ft.lines.length === b.ft.lines.length && a.ft.lines.every((l, i) => l === b.ft.lines[i])) {
-    notes.push(`${path}: ${WORDS[from]} and ${WORDS[to]} differ only in bytes read shows alike (byte sequences that are not UTF-8, shown as U+FFFD).`);
+    notes.push(diffUnseenBytes(path, WORDS[from], WORDS[to]));
   }
   return notes;
 }
@@ -106,7 +114,7 @@ function unseenDifferences(path: string, from: Name, a: Side & { kind: 'text' },
 function compare(found: Found, path: string, from: Name, a: Side, to: Name, b: Side): void {
   for (const [name, side] of [[from, a], [to, b]] as const) {
     if (side.kind === 'other') {
-      found.notes.push(`${path}: ${WORDS[name]} ${side.why}; it is not compared as lines.`);
+      found.notes.push(diffNotLines(path, WORDS[name], side.why));
       return;
     }
   }
@@ -131,7 +139,7 @@ async function compareDraft(found: Found, mount: Mount & Required<Pick<Mount, 'r
       compare(found, shown, 'agreed', base, 'disk', disk);
       return;
     }
-    found.notes.push(`${shown} is in conflict and the store records no version disk and the workspace agreed on, so the workspace’s copy is compared with disk’s.`);
+    found.notes.push(diffConflictWithoutAgreement(shown));
   }
   compare(found, shown, 'disk', disk, 'workspace', workspace);
 }
@@ -203,7 +211,7 @@ function paged(found: Found, general: readonly string[], offset: number, budget:
   const fileNotes =
     found.notes.length <= MAX_FILE_NOTES
       ? found.notes
-      : [...found.notes.slice(0, MAX_FILE_NOTES), `And ${found.notes.length - MAX_FILE_NOTES} more notes of that kind; diff one path to see its own.`];
+      : [...found.notes.slice(0, MAX_FILE_NOTES), diffMoreNotes(found.notes.length - MAX_FILE_NOTES)];
   if (offset > 1 && offset > all.length) return { error: diffOffsetPast(offset, all.length) };
   const start = offset - 1;
   const texts = all.slice(start).map((n, i) => hunkText(n, n.first || i === 0));

@@ -370,3 +370,43 @@ export function historyOffsetPast(path: string, offset: number, total: number): 
 export function historyCut(from: number, to: number, total: number): string {
   return `Showing versions ${from}–${to} of ${total}, newest first; continue with offset=${to + 1}.`;
 }
+
+/** diff's note where two copies' line ends differ. */
+export function diffLineEnds(path: string, a: string, endsA: string, b: string, endsB: string): string {
+  return `${path}: ${a} has ${endsA} and ${b} ${endsB}; lines are compared without their line ends.`;
+}
+
+/** diff's note where one copy has a BOM and the other not. */
+export function diffBom(path: string, has: string, lacks: string): string {
+  return `${path}: ${has} starts with a UTF-8 BOM and ${lacks} does not.`;
+}
+
+/** diff's note where one copy ends its last line and the other not. */
+export function diffFinalLineEnd(path: string, open: string, ends: string): string {
+  return `${path}: ${open} has no line end after its last line; ${ends} has one.`;
+}
+
+/** diff's note where the copies' lines are equal and their bytes are not. */
+export function diffUnseenBytes(path: string, a: string, b: string): string {
+  return `${path}: ${a} and ${b} differ only in bytes read shows alike (byte sequences that are not UTF-8, shown as U+FFFD).`;
+}
+
+/** Why a side is not compared: binary. */
+export function diffWhyBinary(size: number): string {
+  return `is a binary file (${plural(size, 'byte')})`;
+}
+
+/** diff's note for a side it does not compare as lines. */
+export function diffNotLines(path: string, side: string, why: string): string {
+  return `${path}: ${side} ${why}; it is not compared as lines.`;
+}
+
+/** diff's note for a conflict the store records no agreement for. */
+export function diffConflictWithoutAgreement(path: string): string {
+  return `${path} is in conflict and the store records no version disk and the workspace agreed on, so the workspace’s copy is compared with disk’s.`;
+}
+
+/** diff's count of per-file notes past the ones named. */
+export function diffMoreNotes(n: number): string {
+  return `And ${plural(n, 'more note')} of that kind; diff one path to see its own.`;
+}

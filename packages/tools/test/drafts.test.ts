@@ -164,7 +164,7 @@ describe('move', () => {
   test('between two store-backed mounts; to a direct mount it is refused', async () => {
     const w = ws(work({ 'a.txt': 'one\n' }), { name: 'other', backend: 'store', files: {} }, { name: 'plain', backend: 'direct', files: {} });
     await ok(w, 'move', { from: 'work/a.txt', to: 'other/a.txt' });
-    expect(dec.decode(w.mounts[1].store.get('a.txt'))).toBe('one\n');
+    expect(dec.decode(w.mounts[1].store.get('a.txt')!)).toBe('one\n');
     expect(w.mounts[0].store.get('a.txt')).toBeNull();
     expect(await refused(w, 'move', { from: 'other/a.txt', to: 'plain/a.txt' })).toBe(moveAcrossKinds('other/a.txt', 'store', 'plain/a.txt', 'direct'));
   });
