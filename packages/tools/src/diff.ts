@@ -234,7 +234,7 @@ function paged(found: Found, general: readonly string[], offset: number, budget:
     count++;
   }
   if (count > 0 || texts.length === 0) return data(texts.slice(0, count).join('\n'), [...firstNotes, cutNote(count)]);
-  // The first hunk alone is longer than the budget: as many of its lines as fit, the first cut if need be.
+  // The first hunk alone is longer than the budget: as many of its lines as fit, the next one cut to the room left.
   const n = all[start];
   let kept = firstNotes;
   const notesFor = (shown: number) => {
@@ -247,8 +247,9 @@ function paged(found: Found, general: readonly string[], offset: number, budget:
   for (const line of n.hunk.lines) {
     const c = inJson(line) + 2;
     if (c > room) {
-      if (lines.length === 0 && room > 8) lines.push(`${line.slice(0, safeCut(line, Math.floor((room - 3) / 6)))}…`);
-      break;
+      // A character takes at most 6 in JSON (\u001f), so this cut always fits.
+      if (room > 8) lines.push(`${line.slice(0, safeCut(line, Math.floor((room - 5) / 6)))}…`);
+      return data(hunkText(n, true, lines), notesFor(lines.length - (room > 8 ? 1 : 0)));
     }
     lines.push(line);
     room -= c;

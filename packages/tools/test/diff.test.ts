@@ -176,6 +176,17 @@ describe('the diff tool', () => {
     expect(page.note).toMatch(/Hunk 1 is cut to fit: \d+ of its 201 lines shown; read work\/a.txt from offset=\d+ for the rest\.$/);
   });
 
+  test('a 60,000-character changed line under a 1,000-character budget is cut to fit', async () => {
+    const long = 'é😀"\\'.repeat(15_000);
+    const ws = store({ 'long.txt': `a\n${long}\nb\n` });
+    await handleToolCall(ws, { name: 'edit', input: { path: 'work/long.txt', oldString: 'a\n', newString: 'A\n' } });
+    const page = await data(ws, 'diff', {}, 1_000);
+    expect(JSON.stringify(page).length).toBeLessThanOrEqual(1_000);
+    expect(page.diff).toContain('-a\n+A\n');
+    expect(page.note).toContain('Hunk 1 is cut to fit');
+    expect(page.diff.isWellFormed()).toBe(true);
+  });
+
   test('a deletion and a creation show against nothing', async () => {
     const ws = store({ 'gone.txt': 'bye\n' });
     await handleToolCall(ws, { name: 'delete', input: { path: 'work/gone.txt' } });

@@ -135,6 +135,16 @@ for (const backend of ['store', 'direct'] as const) {
       expect(Array.from(bytes!)).toEqual([0x43, 0x41, 0x46, 0xe9, 0x0d, 0x0a, ...new TextEncoder().encode('fine\r\nOK '), 0x80, 0x21, 0x0d, 0x0a]);
     });
 
+    test('replaceAll and edit_many in a file that is not valid UTF-8 keep every byte they did not match', async () => {
+      const bytes = new Uint8Array([0x78, 0xff, 0x78, 0x0a, 0xc3, 0x28, 0x78, 0x0a, 0x79]);
+      const ws = workspace(backend, { 'bad.txt': bytes });
+      await ok(ws, 'edit', { path: 'work/bad.txt', oldString: 'x', newString: 'é', replaceAll: true });
+      await ok(ws, 'edit_many', { edits: [{ path: 'work/bad.txt', oldString: '(', newString: '[' }, { path: 'work/bad.txt', oldString: 'y', newString: 'z\nw' }] });
+      const m = ws.mounts[0];
+      const stored = m.backend === 'store' ? m.store.get('bad.txt') : m.disk.get('bad.txt');
+      expect(Array.from(stored!)).toEqual([0xc3, 0xa9, 0xff, 0xc3, 0xa9, 0x0a, 0xc3, 0x5b, 0xc3, 0xa9, 0x0a, 0x7a, 0x0a, 0x77]);
+    });
+
     test('an edit over a bad byte, or writing U+FFFD into such a file, is refused naming the line', async () => {
       const ws = workspace(backend, { 'bad.txt': new Uint8Array([0x61, 0x0a, 0x62, 0xff, 0x0a]) });
       expect(await refused(ws, 'edit', { path: 'work/bad.txt', oldString: 'b\uFFFD', newString: 'b?' })).toBe(
