@@ -179,6 +179,32 @@ describe('move', () => {
     expect(w.mounts[1].store.get('d/b.txt') ?? null).toBeNull();
   });
 
+  test('a file changed between the move’s read and its commit is not moved over: the commit expects what was read', async () => {
+    for (const backend of ['store', 'direct'] as const) {
+      const w = ws({ name: 'work', backend, files: { 'a.txt': 'one\n' } });
+      const m = w.mounts[0];
+      const read = m.read.bind(m);
+      let reads = 0;
+      m.read = async (path: string) => {
+        const found = await read(path);
+        // A person (or another call) writes a.txt just after the move read it.
+        if (path === 'a.txt' && reads++ === 0) await m.commit([{ path: 'a.txt', bytes: bytesOf('changed\n') }]);
+        return found;
+      };
+      expect(await refused(w, 'move', { from: 'work/a.txt', to: 'work/b.txt' })).toContain('work/a.txt changed after it was read');
+      const held = backend === 'store' ? m.store : m.disk;
+      expect(dec.decode(held.get('a.txt')!)).toBe('changed\n');
+      expect(held.get('b.txt') ?? null).toBeNull();
+    }
+  });
+
+  test('read-only mounts refuse move, restore and discard', async () => {
+    const w = ws(work({ 'a.txt': 'x\n' }, { readOnly: true }));
+    expect(await refused(w, 'move', { from: 'work/a.txt', to: 'work/b.txt' })).toContain('read-only; move cannot');
+    expect(await refused(w, 'restore', { path: 'work/a.txt', version: 'disk' })).toContain('read-only; restore cannot');
+    expect(await refused(w, 'discard', { path: 'work/a.txt' })).toContain('read-only; discard cannot');
+  });
+
   test('an existing target is named and refused unless overwrite; every file of a directory moves', async () => {
     const w = ws({ name: 'work', backend: 'direct', files: { 'src/a.ts': 'a', 'src/b/c.ts': 'c', 'lib/a.ts': 'old' } });
     expect(await refused(w, 'move', { from: 'work/src', to: 'work/lib' })).toBe(moveTargetsExist(['work/lib/a.ts']));
