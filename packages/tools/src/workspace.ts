@@ -191,8 +191,9 @@ export interface Mount {
    */
   readVersion?(path: string, version: VersionName): Promise<ReadOutcome>;
   /**
-   * The versions the store holds for a file, newest first, each change to the
-   * workspace's copy one version (see `VersionSource`), following the path across a
+   * The versions the store holds for a file, newest first: each change to the
+   * workspace's copy one version, and each materialize of it one more, its bytes the
+   * ones written to disk (see `VersionSource`), following the path across a
    * `move` within the mount (`Change.movedFrom`). An empty list where the store holds
    * none; a `Refusal` only for a path that cannot have any (a directory).
    */
