@@ -264,7 +264,7 @@ describe('commands for people', () => {
     const ran = await ws(tempDir(), ['tools']);
     expect(ran.code).toBe(0);
     const listed = JSON.parse(ran.stdout) as { name: string; description: string; inputSchema: { type: string } }[];
-    expect(listed.map((t) => t.name)).toEqual(['read', 'grep', 'glob', 'ls', 'write', 'edit', 'edit_many', 'delete', 'sync', 'materialize', 'status']);
+    expect(listed.map((t) => t.name)).toEqual(['read', 'grep', 'glob', 'ls', 'diff', 'history', 'write', 'edit', 'edit_many', 'move', 'delete', 'restore', 'discard', 'sync', 'materialize', 'status']);
     for (const t of listed) {
       expect(t.description.length).toBeGreaterThan(0);
       expect(t.inputSchema.type).toBe('object');

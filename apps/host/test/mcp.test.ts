@@ -29,7 +29,7 @@ setDefaultTimeout(120_000);
 
 const BOM = '\uFEFF';
 const WIN = `${BOM}one\r\ntwo\r\nthree\r\n`;
-const TOOLS = ['read', 'grep', 'glob', 'ls', 'write', 'edit', 'edit_many', 'delete', 'sync', 'materialize', 'status'];
+const TOOLS = ['read', 'grep', 'glob', 'ls', 'diff', 'history', 'write', 'edit', 'edit_many', 'move', 'delete', 'restore', 'discard', 'sync', 'materialize', 'status'];
 
 /** A store-backed and a direct mount, each holding the same CRLF file with a BOM. */
 function twoMounts(): Workspace {

@@ -4,6 +4,7 @@
  * exactly as stored (BOM and every CR kept), and `starts[i]` indexes `text` so that
  * `text.slice(starts[i], starts[i] + lines[i].length) === lines[i]`.
  */
+import { utf8Layout } from './utf8.ts';
 
 /** How a file's lines end, taken over all its line ends. */
 export type LineEndings = 'none' | 'LF' | 'CRLF' | 'mixed';
@@ -20,6 +21,12 @@ export interface FileText {
   readonly bom: boolean;
   /** False when any byte sequence is not UTF-8 (each decodes to one U+FFFD). */
   readonly validUtf8: boolean;
+  /**
+   * The index in `text` of each U+FFFD that stands for bytes that are not UTF-8, in
+   * order (empty for valid UTF-8, and for a string: a string holds no bytes). A U+FFFD
+   * not listed here is the character itself, stored as EF BF BD.
+   */
+  readonly invalidAt: readonly number[];
   /** How many line ends are CRLF. */
   readonly crlf: number;
   /** How many line ends are a bare LF. */
@@ -32,6 +39,8 @@ export interface FileText {
 
 const CR = 13;
 const REPLACEMENT = '\uFFFD';
+
+const NONE: readonly number[] = Object.freeze([]);
 
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 const strict = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
@@ -64,6 +73,7 @@ export function fileText(bytes: Uint8Array | string): FileText {
   let text: string;
   let bom: boolean;
   let validUtf8: boolean;
+  let invalidAt = NONE;
   if (typeof bytes === 'string') {
     text = bytes;
     bom = text.charCodeAt(0) === 0xfeff;
@@ -72,6 +82,7 @@ export function fileText(bytes: Uint8Array | string): FileText {
   } else {
     ({ text, validUtf8 } = decode(bytes));
     bom = hasBom(bytes);
+    if (!validUtf8) invalidAt = utf8Layout(bytes).invalid.map((s) => s.at);
   }
 
   const lines: string[] = [];
@@ -109,5 +120,5 @@ export function fileText(bytes: Uint8Array | string): FileText {
 
   const lineEndings: LineEndings =
     crlf + lf === 0 ? 'none' : crlf === 0 ? 'LF' : lf === 0 ? 'CRLF' : 'mixed';
-  return { text, lines, starts, bom, validUtf8, crlf, lf, ownCr, lineEndings };
+  return { text, lines, starts, bom, validUtf8, invalidAt, crlf, lf, ownCr, lineEndings };
 }

@@ -3,3 +3,5 @@ export { type TextView, textNotes } from './notes.ts';
 export { numberedLine } from './numbered-line.ts';
 export { safeCut } from './cut.ts';
 export { jsonLength } from './json-length.ts';
+export { type InvalidSequence, type Utf8Layout, utf8Layout } from './utf8.ts';
+export { invalidLines } from './notes.ts';

@@ -32,9 +32,33 @@ function ownCrNote(n: number): string {
 
 const BOM_NOTE = 'The file starts with a UTF-8 BOM, which is not shown as part of line 1.';
 
-const INVALID_UTF8_NOTE =
-  'This file is not valid UTF-8: each invalid byte sequence shows as U+FFFD; ' +
-  'edit refuses this file; write replaces it whole.';
+/** The most line numbers the invalid-UTF-8 sentence names. */
+const MAX_INVALID_LINES = 10;
+
+/** The 1-based lines holding each of `ft.invalidAt`, each once, in order. */
+export function invalidLines(ft: FileText): number[] {
+  const lines: number[] = [];
+  let line = 0;
+  for (const at of ft.invalidAt) {
+    while (line + 1 < ft.starts.length && ft.starts[line + 1] <= at) line++;
+    if (lines[lines.length - 1] !== line + 1) lines.push(line + 1);
+  }
+  return lines;
+}
+
+function invalidUtf8Note(ft: FileText): string {
+  const lines = invalidLines(ft);
+  const shown = lines.slice(0, MAX_INVALID_LINES).map(String);
+  const more = lines.length > shown.length ? `, and ${lines.length - shown.length} more lines` : '';
+  const where =
+    lines.length === 0
+      ? 'it holds byte sequences that are not UTF-8'
+      : `${lines.length === 1 ? 'line' : 'lines'} ${shown.join(', ')}${more} ${lines.length === 1 ? 'holds' : 'hold'} byte sequences that are not UTF-8`;
+  return (
+    `This file is not valid UTF-8: ${where}, each shown as U+FFFD. ` +
+    'An edit keeps those bytes as they are, but cannot replace them (edit around them); write replaces the file whole.'
+  );
+}
 
 /**
  * The sentences a page of this text carries, in a fixed order: line ends, BOM,
@@ -48,6 +72,6 @@ export function textNotes(ft: FileText, view: TextView = 'lines'): string[] {
     if (ft.ownCr > 0) notes.push(ownCrNote(ft.ownCr));
     if (ft.bom) notes.push(BOM_NOTE);
   }
-  if (!ft.validUtf8) notes.push(INVALID_UTF8_NOTE);
+  if (!ft.validUtf8) notes.push(invalidUtf8Note(ft));
   return notes;
 }

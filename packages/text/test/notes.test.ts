@@ -35,11 +35,19 @@ describe('textNotes', () => {
     expect(notes).toEqual(['The file starts with a UTF-8 BOM, which is not shown as part of line 1.']);
   });
 
-  test('invalid UTF-8 says edit refuses and write replaces', () => {
-    const [note] = textNotes(fileText(new Uint8Array([0x61, 0xff])));
-    expect(note).toContain('U+FFFD');
-    expect(note).toContain('edit refuses');
-    expect(note).toContain('write replaces it whole');
+  test('invalid UTF-8 names the lines holding the bad bytes, and says edits keep them', () => {
+    expect(textNotes(fileText(new Uint8Array([0x61, 0xff])))).toEqual([
+      'This file is not valid UTF-8: line 1 holds byte sequences that are not UTF-8, each shown as U+FFFD. An edit keeps those bytes as they are, but cannot replace them (edit around them); write replaces the file whole.',
+    ]);
+    // Line 2 holds a real U+FFFD (EF BF BD), which is valid: only lines 1 and 3 are named.
+    const [note] = textNotes(fileText(new Uint8Array([0xff, 0x0a, 0xef, 0xbf, 0xbd, 0x0a, 0x62, 0xc3, 0x0a])));
+    expect(note).toStartWith('This file is not valid UTF-8: lines 1, 3 hold byte sequences');
+  });
+
+  test('a Latin-1 file with many bad lines names the first ten and counts the rest', () => {
+    const latin1 = new Uint8Array(Array.from({ length: 25 }, () => [0xe9, 0x0a]).flat());
+    const [note] = textNotes(fileText(latin1));
+    expect(note).toContain('lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, and 15 more lines hold');
   });
 
   test('notes come in the order line ends, own CRs, BOM, invalid UTF-8', () => {

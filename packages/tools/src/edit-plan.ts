@@ -11,7 +11,7 @@
  * of a CRLF file matches. Positions found in V map back to the stored text, and
  * `newString`'s line ends are written in the file's own.
  */
-import type { FileText } from '@ws/text';
+import { type FileText, utf8Layout } from '@ws/text';
 import { nearestLine } from './nearest-line.ts';
 
 /** One edit of one file. */
@@ -39,7 +39,18 @@ export type EditProblem =
       readonly empty?: boolean;
     }
   | { readonly kind: 'not-unique'; readonly edit: number; readonly count: number; readonly lines: readonly number[] }
-  | { readonly kind: 'clash'; readonly edit: number; readonly other: number; readonly line: number };
+  | { readonly kind: 'clash'; readonly edit: number; readonly other: number; readonly line: number }
+  /** In a file that is not valid UTF-8: the text an edit matched holds a U+FFFD standing for bytes that are not UTF-8, on `line`. */
+  | { readonly kind: 'spans-invalid'; readonly edit: number; readonly line: number }
+  /** In a file that is not valid UTF-8: newString holds a U+FFFD, which could stand for the bytes or be the character. */
+  | { readonly kind: 'replacement-in-new'; readonly edit: number };
+
+/** One replacement in the stored text: `text.slice(start, end)` becomes `text`. */
+export interface Splice {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
 
 /** What one located edit does, for receipts. */
 export interface PlannedEdit {
@@ -65,6 +76,11 @@ export type EditPlan =
       readonly ok: true;
       /** The whole new text (BOM kept, line ends in the file's own). */
       readonly text: string;
+      /**
+       * Every replacement in the stored text, in text order: what a byte-exact edit of a
+       * file that is not valid UTF-8 splices into the original bytes (`spliceBytes`).
+       */
+      readonly splices: readonly Splice[];
       readonly edits: readonly PlannedEdit[];
       readonly replacements: Replacements;
     }
@@ -182,7 +198,8 @@ function occurrences(view: View, old: string): { count: number; lines: number[] 
  * carries every problem found, by edit, instead of a text.
  */
 export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
-  if (!ft.validUtf8) return { ok: false, problems: [{ kind: 'invalid-utf8', edits: edits.map((_, i) => i) }] };
+  // A string with a lone surrogate has no bytes to keep: nothing can be edited byte for byte.
+  if (!ft.validUtf8 && ft.invalidAt.length === 0) return { ok: false, problems: [{ kind: 'invalid-utf8', edits: edits.map((_, i) => i) }] };
   const view = lineView(ft);
   const problems: EditProblem[] = [];
   const olds = edits.map((e) => asLineView(e.oldString));
@@ -200,6 +217,10 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
     }
     if (old === asLineView(edits[i].newString)) {
       problems.push({ kind: 'unchanged', edit: i });
+      continue;
+    }
+    if (ft.invalidAt.length > 0 && edits[i].newString.includes('\uFFFD')) {
+      problems.push({ kind: 'replacement-in-new', edit: i });
       continue;
     }
     const first = view.v.indexOf(old);
@@ -255,9 +276,14 @@ export function planEdits(ft: FileText, edits: readonly EditSpec[]): EditPlan {
     return { ok: false, problems };
   }
   const line = new Int32Array(total);
+  const splices: Splice[] = [];
+  const text = rebuild(ft, view, edits, olds, order, startOf, line, splices);
+  const spanning = spansInvalid(ft, splices, order);
+  if (spanning.length > 0) return { ok: false, problems: spanning };
   return {
     ok: true,
-    text: rebuild(ft, view, edits, olds, order, startOf, line),
+    text,
+    splices,
     edits: edits.map((e, i) => {
       const written = withLineEnds(e.newString, '\n');
       return {
@@ -305,6 +331,24 @@ function inTextOrder(found: readonly number[][], total: number, length: number):
   return { edit, start };
 }
 
+/** Each edit (once, by its first) whose matched text holds a U+FFFD standing for bytes that are not UTF-8. */
+function spansInvalid(ft: FileText, splices: readonly Splice[], order: Int32Array): EditProblem[] {
+  const bad = ft.invalidAt;
+  if (bad.length === 0) return [];
+  const problems: EditProblem[] = [];
+  const named = new Set<number>();
+  let k = 0;
+  splices.forEach((s, j) => {
+    while (k < bad.length && bad[k] < s.start) k++;
+    const e = order[j];
+    if (k < bad.length && bad[k] < s.end && !named.has(e)) {
+      named.add(e);
+      problems.push({ kind: 'spans-invalid', edit: e, line: entryAt(ft.starts, bad[k]) + 1 });
+    }
+  });
+  return problems.sort((a, b) => problemEdit(a) - problemEdit(b));
+}
+
 function problemEdit(p: EditProblem): number {
   return p.kind === 'invalid-utf8' ? -1 : p.edit;
 }
@@ -348,6 +392,7 @@ function rebuild(
   order: Int32Array,
   startOf: Int32Array,
   line: Int32Array,
+  splices: Splice[],
 ): string {
   const text = ft.text;
   const prevailing = ft.crlf > ft.lf ? '\r\n' : '\n';
@@ -379,16 +424,56 @@ function rebuild(
     while (a + 1 < view.vStarts.length && view.vStarts[a + 1] <= start) a++;
     line[j] = (a < view.lineCount ? a : view.lineCount - 1) + 1;
     if (view.identity) {
-      pieces.push(text.slice(cursor, start), written(e, '\n', Tail.Plain));
+      const w = written(e, '\n', Tail.Plain);
+      pieces.push(text.slice(cursor, start), w);
+      splices.push({ start, end, text: w });
       cursor = end;
       continue;
     }
     while (b + 1 < view.vStarts.length && view.vStarts[b + 1] <= end) b++;
     const tStart = view.tStarts[a] + (start - view.vStarts[a]);
     const tEnd = view.tStarts[b] + (end - view.vStarts[b]);
-    pieces.push(text.slice(cursor, tStart), written(e, eolOfLine(a), tailOf(text, tStart, tEnd)));
+    const w = written(e, eolOfLine(a), tailOf(text, tStart, tEnd));
+    pieces.push(text.slice(cursor, tStart), w);
+    splices.push({ start: tStart, end: tEnd, text: w });
     cursor = tEnd;
   }
   pieces.push(text.slice(cursor));
   return pieces.join('');
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The original bytes with each splice's span (text indexes, as `fileText` decoded
+ * them) replaced by its text in UTF-8, every other byte kept as it was: how an edit
+ * of a file that is not valid UTF-8 is stored, so ws never transcodes what it did not match.
+ */
+export function spliceBytes(bytes: Uint8Array, splices: readonly Splice[]): Uint8Array {
+  const at = new Int32Array(splices.length * 2);
+  splices.forEach((s, i) => {
+    at[2 * i] = s.start;
+    at[2 * i + 1] = s.end;
+  });
+  const { offsets } = utf8Layout(bytes, at);
+  const parts: Uint8Array[] = [];
+  let cursor = 0;
+  let size = 0;
+  splices.forEach((s, i) => {
+    const before = bytes.subarray(cursor, offsets[2 * i]);
+    const written = encoder.encode(s.text);
+    parts.push(before, written);
+    size += before.length + written.length;
+    cursor = offsets[2 * i + 1];
+  });
+  const rest = bytes.subarray(cursor);
+  parts.push(rest);
+  size += rest.length;
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }

@@ -5,12 +5,11 @@
  * was planned on, so an edit never lands on text it was not planned on.
  */
 import { fileText } from '@ws/text';
-import type { Change, Mount, Report, Workspace } from './workspace.ts';
-import { type EditSpec, planEdits } from './edit-plan.ts';
+import type { Workspace } from './workspace.ts';
+import { commitAll } from './commit-all.ts';
+import { type EditSpec, planEdits, spliceBytes } from './edit-plan.ts';
 import {
   binaryEdit,
-  commitPartly,
-  commitRefused,
   editProblem,
   editsRefused,
   isDirectory,
@@ -33,7 +32,8 @@ const oneEdit = {
   replaceAll: z.boolean().optional(),
 };
 const editSchema = z.strictObject({ path, ...oneEdit });
-const editManySchema = z.strictObject({ edits: z.array(z.strictObject({ path, ...oneEdit })).min(1) });
+// edit's listing says how oldString is copied; edit_many's does not repeat it.
+const editManySchema = z.strictObject({ edits: z.array(z.strictObject({ path, ...oneEdit, oldString: z.string().min(1) })).min(1) });
 
 /** One edit as the tools take it: a mount-prefixed path and what to replace. */
 export interface PathEdit extends EditSpec {
@@ -116,7 +116,8 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
     case 'file':
       break;
   }
-  const plan = planEdits(fileText(read.bytes), file.specs);
+  const ft = fileText(read.bytes);
+  const plan = planEdits(ft, file.specs);
   if (!plan.ok) {
     for (const p of plan.problems) {
       const sentence = editProblem(p, at.path, (i) => numbers[i], single);
@@ -127,36 +128,11 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
   return {
     file,
     before: read.bytes,
-    after: encoder.encode(plan.text),
+    // Valid UTF-8 encodes back to itself; other bytes are kept exactly where nothing matched.
+    after: ft.invalidAt.length === 0 ? encoder.encode(plan.text) : spliceBytes(read.bytes, plan.splices),
     receipt: { path: at.path, numbers, edits: plan.edits, replacements: plan.replacements },
     notes: read.notes,
   };
-}
-
-/** Commits each mount's changes in turn; a later refusal takes earlier mounts' changes back. */
-async function commitAll(planned: readonly Planned[]): Promise<{ ok: true; reports: Record<string, Report> } | { ok: false; message: string }> {
-  const byMount = new Map<Mount, Planned[]>();
-  for (const p of planned) byMount.set(p.file.at.mount, [...(byMount.get(p.file.at.mount) ?? []), p]);
-  const done: [Mount, Planned[]][] = [];
-  const reports: Record<string, Report> = {};
-  for (const [mount, files] of byMount) {
-    const changes: Change[] = files.map((p) => ({ path: p.file.at.rel, bytes: p.after, expected: p.before }));
-    const stored = await mount.commit(changes);
-    if (stored.ok) {
-      done.push([mount, files]);
-      if (Object.keys(stored.report).length > 0) reports[mount.name] = stored.report;
-      continue;
-    }
-    const undone: string[] = [];
-    const kept: string[] = [];
-    for (const [earlier, earlierFiles] of done.reverse()) {
-      const back = await earlier.commit(earlierFiles.map((p) => ({ path: p.file.at.rel, bytes: p.before, expected: p.after })));
-      if (back.ok) undone.push(earlier.name);
-      else kept.push(...earlierFiles.map((p) => p.file.at.path));
-    }
-    return { ok: false, message: kept.length > 0 ? commitPartly(stored.message, kept) : commitRefused(stored.message, undone) };
-  }
-  return { ok: true, reports };
 }
 
 /**
@@ -181,7 +157,15 @@ async function editFiles(
     const sorted = problems.map((p, i) => ({ ...p, i })).sort((a, b) => a.at - b.at || a.i - b.i);
     return refuse(editsRefused(sorted.map((p) => p.sentence), single));
   }
-  const stored = await commitAll(planned);
+  const stored = await commitAll(
+    planned.map((p) => ({
+      mount: p.file.at.mount,
+      change: { path: p.file.at.rel, bytes: p.after, expected: p.before },
+      undo: { path: p.file.at.rel, bytes: p.before, expected: p.after },
+      shown: p.file.at.path,
+    })),
+    { source: 'edit' },
+  );
   if (!stored.ok) return refuse(stored.message);
   const checks = Object.fromEntries(planned.filter((p) => p.notes.length > 0).map((p) => [p.file.at.path, p.notes]));
   const extra = {

@@ -201,6 +201,10 @@ export function editProblem(p: EditProblem, path: string, number: (index: number
       const more = p.count > p.lines.length ? ` and ${p.count - p.lines.length} more` : '';
       return `${who(p.edit)} occurs ${p.count} times in ${path}, at lines ${list(p.lines.map(String))}${more}; include more of the surrounding text to pick one, or set replaceAll to change every one.`;
     }
+    case 'spans-invalid':
+      return `${who(p.edit)} matches text on line ${p.line} of ${path} that holds bytes that are not UTF-8 (shown as U+FFFD); ws keeps such bytes as they are and cannot write them from text. Edit around them: end oldString before the U+FFFD or begin it after.`;
+    case 'replacement-in-new':
+      return `${single ? 'newString' : `Edit ${number(p.edit)}'s newString`} holds U+FFFD, and ${path} is not valid UTF-8, where U+FFFD shows bytes that are not UTF-8; ws would write the character (EF BF BD), not those bytes. Leave the U+FFFD out: edit around it.`;
     case 'clash':
       return `Edits ${number(p.other)} and ${number(p.edit)} both change text at line ${p.line} of ${path}; edits are located in the file as it was before the call, so make them one edit.`;
   }
@@ -249,4 +253,165 @@ export function grepCut(shownMatches: number, matches: number, shownSkipped: num
 /** The marker ending a long line in a grep answer with a budget. */
 export function grepLineCut(length: number, line: number): string {
   return `[… cut at 2000 of ${length} characters; read it with offset=${line} and limit=1]`;
+}
+
+// ── drafts: diff, versions, discard, restore, move ──────────────────────────────
+
+/** A store-backed mount that lacks a method a tool needs (a mount built before the tool). */
+export function notOnThisMount(mount: string, tool: string): string {
+  return `Mount ${mount} does not offer ${tool} yet: this ws's store-backed mount lacks it. Nothing was changed.`;
+}
+
+/** A tool about drafts or versions asked of a direct mount. */
+export function directHasNoDrafts(mount: string, tool: string): string {
+  return `${mount} is a direct mount: its changes go to disk at once and it keeps no drafts or versions, so ${tool} has nothing to act on there.`;
+}
+
+/** diff on a direct mount: said in the answer's note. */
+export function directNothingToCompare(mount: string): string {
+  return `${mount} is a direct mount: its changes go to disk at once, so there is no workspace copy to compare with disk's.`;
+}
+
+/** diff where the workspace's copy is disk's everywhere asked. */
+export function noDrafts(where: string): string {
+  return `No drafts in ${where}: the workspace's copy is disk's.`;
+}
+
+/** What `sync` says of drafts it kept (disk had not changed them): the words a store-backed mount's sync report uses. */
+export const keptDraftsNote =
+  'sync kept these drafts: disk has not changed them since the workspace and disk last agreed. See what they change with diff; drop one with discard; write them to disk with materialize.';
+
+/** What `status` adds where a mount has drafts, deletions or conflicts. */
+export const draftsStatusNote =
+  'diff shows what the drafts change; discard drops one (it stays in history); materialize writes them to disk.';
+
+/** A version name read or restore cannot find for a path. */
+export function noSuchVersion(path: string, version: string): string {
+  return `${path} has no version ${JSON.stringify(version)}; history lists its versions, or use "disk" or "agreed".`;
+}
+
+/** `agreed` asked where the store records no agreement for the path. */
+export function noAgreedVersion(path: string): string {
+  return `The store records no version of ${path} that disk and the workspace agreed on; read it with version "disk", or list its versions with history.`;
+}
+
+/** The note a page of another version carries. */
+export function versionNote(version: string): string {
+  if (version === 'disk') return 'This page shows disk’s copy, read-only: an edit changes the workspace’s copy, not this one.';
+  if (version === 'agreed') return 'This page shows the last version disk and the workspace agreed on, read-only; restore makes it the draft.';
+  return `This page shows version ${JSON.stringify(version)}, read-only; restore makes it the draft.`;
+}
+
+/** read asked for a version that is an absence. */
+export function versionAbsent(path: string, version: string): string {
+  if (version === 'disk') return `Disk has no file at ${path}; read it without version to see the workspace’s copy.`;
+  if (version === 'agreed') return `Disk and the workspace last agreed that ${path} did not exist; there is no text to show.`;
+  return `Version ${JSON.stringify(version)} of ${path} is a deletion; there is no text to show.`;
+}
+
+/** discard found nothing to drop. */
+export function nothingToDiscard(path: string): string {
+  return `${path} has no draft or deletion to discard; the workspace already reads disk’s copy.`;
+}
+
+/** A move whose two paths are the same, or one inside the other. */
+export function moveOntoItself(from: string, to: string): string {
+  return from === to
+    ? `move's from and to are both ${from}; give the new path as to.`
+    : `move cannot put ${from} inside itself (${to}); choose a path outside it.`;
+}
+
+/** A move across mounts of different kinds. */
+export function moveAcrossKinds(from: string, fromKind: string, to: string, toKind: string): string {
+  return `move works within a mount or between mounts of one kind; ${from} is on a ${fromKind} mount and ${to} on a ${toKind} one. Copy with read and write, then delete.`;
+}
+
+/** A move whose targets exist. */
+export function moveTargetsExist(targets: readonly string[]): string {
+  const shown = targets.slice(0, 10);
+  const more = targets.length > shown.length ? ` and ${targets.length - shown.length} more` : '';
+  return `${list(shown)}${more} already ${targets.length === 1 ? 'exists' : 'exist'}; move refuses to replace ${targets.length === 1 ? 'it' : 'them'} unless overwrite is true. Nothing was moved.`;
+}
+
+/** A move of files ws does not hold as text. */
+export function moveNotText(paths: readonly { path: string; why: string }[]): string {
+  const shown = paths.slice(0, 10).map((p) => `${p.path} (${p.why})`);
+  const more = paths.length > shown.length ? ` and ${paths.length - shown.length} more` : '';
+  return `move moves text files only, and ${list(shown)}${more} ${paths.length === 1 ? 'is not one' : 'are not'}; move ${paths.length === 1 ? 'it' : 'them'} outside ws. Nothing was moved.`;
+}
+
+/** A move of a path that names no file. */
+export function moveMissing(path: string, suggestions: readonly string[]): string {
+  const guess = suggestions.length === 0 ? '' : ` Did you mean ${orList(suggestions)}?`;
+  return `${path} does not exist, so there is nothing to move.${guess}`;
+}
+
+/** A move onto a directory. */
+export function moveOntoDirectory(to: string): string {
+  return `${to} is a directory; move takes the new path itself (${to}/name for a file inside it).`;
+}
+
+/** A diff answer cut to its budget. */
+export function diffCut(from: number, to: number, total: number): string {
+  return `Showing hunks ${from}–${to} of ${total}; continue with offset=${to + 1}.`;
+}
+
+/** A hunk longer than the whole budget, shown cut. */
+export function hunkCut(hunk: number, path: string, shown: number, lines: number, line: number): string {
+  return `Hunk ${hunk} is cut to fit: ${shown} of its ${lines} lines shown; read ${path} from offset=${line} for the rest.`;
+}
+
+/** diff's offset past the last hunk. */
+export function diffOffsetPast(offset: number, total: number): string {
+  return `offset=${offset} is past the last hunk (there ${total === 1 ? 'is 1' : `are ${total}`}); use an offset from 1 to ${Math.max(total, 1)}.`;
+}
+
+/** history's offset past the last version. */
+export function historyOffsetPast(path: string, offset: number, total: number): string {
+  return `offset=${offset} is past ${path}'s last version (it has ${plural(total, 'version')}); use an offset from 1 to ${Math.max(total, 1)}.`;
+}
+
+/** A history answer cut to its budget. */
+export function historyCut(from: number, to: number, total: number): string {
+  return `Showing versions ${from}–${to} of ${total}, newest first; continue with offset=${to + 1}.`;
+}
+
+/** diff's note where two copies' line ends differ. */
+export function diffLineEnds(path: string, a: string, endsA: string, b: string, endsB: string): string {
+  return `${path}: ${a} has ${endsA} and ${b} ${endsB}; lines are compared without their line ends.`;
+}
+
+/** diff's note where one copy has a BOM and the other not. */
+export function diffBom(path: string, has: string, lacks: string): string {
+  return `${path}: ${has} starts with a UTF-8 BOM and ${lacks} does not.`;
+}
+
+/** diff's note where one copy ends its last line and the other not. */
+export function diffFinalLineEnd(path: string, open: string, ends: string): string {
+  return `${path}: ${open} has no line end after its last line; ${ends} has one.`;
+}
+
+/** diff's note where the copies' lines are equal and their bytes are not. */
+export function diffUnseenBytes(path: string, a: string, b: string): string {
+  return `${path}: ${a} and ${b} differ only in bytes read shows alike (byte sequences that are not UTF-8, shown as U+FFFD).`;
+}
+
+/** Why a side is not compared: binary. */
+export function diffWhyBinary(size: number): string {
+  return `is a binary file (${plural(size, 'byte')})`;
+}
+
+/** diff's note for a side it does not compare as lines. */
+export function diffNotLines(path: string, side: string, why: string): string {
+  return `${path}: ${side} ${why}; it is not compared as lines.`;
+}
+
+/** diff's note for a conflict the store records no agreement for. */
+export function diffConflictWithoutAgreement(path: string): string {
+  return `${path} is in conflict and the store records no version disk and the workspace agreed on, so the workspace’s copy is compared with disk’s.`;
+}
+
+/** diff's count of per-file notes past the ones named. */
+export function diffMoreNotes(n: number): string {
+  return `And ${plural(n, 'more note')} of that kind; diff one path to see its own.`;
 }

@@ -7,4 +7,25 @@ export { type Checked, checkInput } from './validate.ts';
 export { type EditPlan, type EditProblem, type EditSpec, type PlannedEdit, type Replacements, asLineView, planEdits } from './edit-plan.ts';
 export { type FileReceipt, type ReceiptEntry, DEFAULT_RECEIPT_CHARS, changedLines, receipt, receiptEntries } from './receipt.ts';
 export { type Located, type Location, locate, prefixed } from './paths.ts';
-export type { Change, Entry, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile, Workspace } from './workspace.ts';
+export type {
+  Change,
+  CommitIntent,
+  Draft,
+  Entry,
+  ListOutcome,
+  Mount,
+  ReadOutcome,
+  Refusal,
+  Report,
+  SearchFile,
+  Version,
+  VersionName,
+  VersionSource,
+  Workspace,
+} from './workspace.ts';
+export { withDraftsNote } from './drafts-note.ts';
+export { type PlannedChange, commitAll } from './commit-all.ts';
+export { type Hunk, hunkHeader, hunksOf } from './hunks.ts';
+export { type LineMatches, linesChanged, matchLines } from './line-diff.ts';
+export { type Splice, spliceBytes } from './edit-plan.ts';
+export { draftsStatusNote, keptDraftsNote, noAgreedVersion, noSuchVersion, notOnThisMount } from './errors.ts';

@@ -5,15 +5,14 @@
  * — a directory, a binary file, a missing path, a refused request — is a sentence,
  * except an image (PNG, JPEG, GIF, WebP), which is shown whole where it fits.
  */
-import { fileText } from '@ws/text';
+import { fileText, jsonLength } from '@ws/text';
 import { PagingError, characterPage, linePage } from '@ws/paging';
 import { z } from 'zod';
 import { outputOf, path, wholeFromOne, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
-import type { Workspace } from './workspace.ts';
-import { binaryRead, imageTooLarge, isDirectory, missing } from './errors.ts';
+import type { Mount, ReadOutcome, Workspace } from './workspace.ts';
+import { binaryRead, directHasNoDrafts, imageTooLarge, isDirectory, missing, notOnThisMount, versionAbsent, versionNote } from './errors.ts';
 import { base64Length, imageType } from './image.ts';
-import { jsonLength } from '@ws/text';
 import { suggestions } from './close-paths.ts';
 import { locate } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
@@ -24,6 +23,7 @@ const schema = z.strictObject({
   limit: wholeFromOne.optional(),
   offsetChars: wholeFromZero.optional(),
   limitChars: wholeFromOne.optional(),
+  version: z.string().min(1).optional().describe('disk, agreed or a history id'),
 });
 type ReadInput = z.infer<typeof schema>;
 
@@ -32,13 +32,15 @@ async function read(workspace: Workspace, input: ReadInput, { budget }: CallCont
   const at = locate(workspace, input.path);
   if (!at.ok) return refuse(at.message);
   if (at.rel === '') return refuse(isDirectory(at.path, 'read'));
-  const found = await at.mount.read(at.rel);
+  const found = await versionOf(at.mount, at.rel, input.version);
+  if ('refused' in found) return refuse(found.refused);
   switch (found.kind) {
     case 'directory':
       return refuse(isDirectory(at.path, 'read'));
     case 'binary':
       return found.bytes ? image(at.path, found.bytes, budget) : refuse(binaryRead(at.path, found.size));
     case 'missing':
+      if (input.version !== undefined && at.mount.backend === 'store') return refuse(versionAbsent(at.path, input.version));
       return refuse(missing(at.path, await suggestions(at.mount, at.path)));
     case 'answer':
       return refuse(found.message);
@@ -70,6 +72,19 @@ function image(path: string, bytes: Uint8Array, budget: number | undefined): Ans
   return answer(data, [{ mimeType, data: Buffer.from(bytes).toString('base64') }]);
 }
 
+/**
+ * What to page: the workspace's copy (no version); on a store-backed mount, the named
+ * version, read-only, with a note saying which; on a direct mount, disk's file is the
+ * only version there is.
+ */
+async function versionOf(mount: Mount, rel: string, version: string | undefined): Promise<ReadOutcome | { refused: string }> {
+  if (version === undefined || (mount.backend === 'direct' && version === 'disk')) return mount.read(rel);
+  if (mount.backend === 'direct') return { refused: directHasNoDrafts(mount.name, `read with version ${JSON.stringify(version)}`) };
+  if (mount.readVersion === undefined) return { refused: notOnThisMount(mount.name, 'read with version') };
+  const found = await mount.readVersion(rel, version);
+  return found.kind === 'file' ? { ...found, notes: [versionNote(version), ...found.notes] } : found;
+}
+
 /** Line fields passed on beside character ones, so the page refuses "not both" in its own words. */
 function lineFields(input: ReadInput): { offset?: number; limit?: number } {
   return {
@@ -82,7 +97,7 @@ function lineFields(input: ReadInput): { offset?: number; limit?: number } {
 export const readTool = defineTool({
   name: 'read',
   title: 'Read a file',
-  description: 'Read a text file as numbered lines (offset/limit) or characters (offsetChars/limitChars). Paths start with a mount: work/a.ts. A cut page says how to read on.',
+  description: 'Read a text file as numbered lines or characters. Paths start with a mount: work/a.ts.',
   input: schema,
   output: outputOf({ path: 'string', content: 'string', note: 'string' }),
   hints: { readOnly: true, destructive: false, idempotent: true },

@@ -4,6 +4,10 @@
  * call; what applies to one result is said in that result.
  */
 import { deleteTool } from './delete.ts';
+import { diffTool } from './diff.ts';
+import { discardTool } from './discard.ts';
+import { historyTool, restoreTool } from './history.ts';
+import { moveTool } from './move.ts';
 import { editManyTool, editTool } from './edit.ts';
 import { globTool } from './glob.ts';
 import { grepTool } from './grep.ts';
@@ -20,10 +24,15 @@ export const tools: readonly Tool[] = [
   grepTool,
   globTool,
   lsTool,
+  diffTool,
+  historyTool,
   writeTool,
   editTool,
   editManyTool,
+  moveTool,
   deleteTool,
+  restoreTool,
+  discardTool,
   syncTool,
   materializeTool,
   statusTool,

@@ -73,6 +73,60 @@ export interface Change {
    * it was not planned on. `undefined`: replace whatever is there (write).
    */
   readonly expected?: Uint8Array | null;
+  /**
+   * A move within this mount: the mount-relative path these bytes come from, deleted
+   * by another change of the same commit. A store-backed mount's history follows the
+   * path: `history(path)` lists `movedFrom`'s versions before the move's own.
+   */
+  readonly movedFrom?: string;
+}
+
+/** Where a version of a file came from, as `history` shows it. */
+export type VersionSource =
+  /** The agent's `write`. */
+  | 'write'
+  /** The agent's `edit` or `edit_many`. */
+  | 'edit'
+  /** The agent's `delete`. */
+  | 'delete'
+  /** The agent's `move` (on both paths: the deletion of `from`, the creation of `to`). */
+  | 'move'
+  /** The agent's `restore` of an earlier version. */
+  | 'restore'
+  /** The agent's `discard`: the workspace reads disk's copy again. */
+  | 'discard'
+  /** Disk's change taken in (a read's check, a pass, `sync`, the watcher). */
+  | 'disk'
+  /** A draft written to disk by `materialize` (or `autoMaterialize`). */
+  | 'materialize'
+  /** The workspace's copy changed with a branch switch. */
+  | 'branch-switch';
+
+/** Why a commit is made: the history source its versions are recorded under. */
+export interface CommitIntent {
+  readonly source: 'write' | 'edit' | 'delete' | 'move' | 'restore';
+}
+
+/** One version of a file the store holds. */
+export interface Version {
+  /** Stable for the life of the store; what `read { version }` and `restore` take. Never `"disk"` or `"agreed"`. */
+  readonly id: string;
+  /** When it was recorded: an ISO 8601 time in UTC. */
+  readonly at: string;
+  readonly source: VersionSource;
+  /** Its bytes; `null` when the version is an absence (a deletion). */
+  readonly size: number | null;
+}
+
+/** Which version `readVersion` reads: disk's file as it is, the last agreed version, or an id from `history`. */
+export type VersionName = 'disk' | 'agreed' | (string & {});
+
+/** A path whose workspace copy differs from disk's on a store-backed mount. */
+export interface Draft {
+  /** Mount-relative path. */
+  readonly path: string;
+  /** `draft`: new or changed text; `deletion`: the workspace deleted it; `conflict`: disk changed it too since the last agreement. */
+  readonly kind: 'draft' | 'deletion' | 'conflict';
 }
 
 /** A JSON-serializable report (sync, materialize, status, commit details). */
@@ -99,14 +153,63 @@ export interface Mount {
   /**
    * Stores every change or none (a read-only mount refuses). On a store-backed mount
    * the changes are drafts, pushed at once where the mount has `autoMaterialize`.
+   * `intent` (where given) is the history source each new version is recorded under;
+   * without it a version with bytes is `write`, a deletion `delete`.
    */
-  commit(changes: readonly Change[]): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
-  /** Takes disk's changes in for `path` (or the whole mount): the `sync` tool. */
+  commit(changes: readonly Change[], intent?: CommitIntent): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
+  /**
+   * Takes disk's changes in for `path` (or the whole mount): the `sync` tool. What it
+   * must do (the README's "sync keeps drafts"): where disk changed and the workspace
+   * had not, take disk's copy in; where the workspace has a draft or a deletion and
+   * disk has not changed since the last agreement, keep the draft and list the path in
+   * the report's `drafts` with the sentence `keptDraftsNote` (it names `discard`);
+   * only a conflict gives the draft up for disk's copy (listed in `gaveUp`, the draft
+   * kept in history as its own version), and a conflict's ways out name `discard`
+   * (keep disk's copy) beside a forced `materialize` (keep the workspace's).
+   */
   sync(path: string | undefined): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
   /** Pushes drafts to disk (`@ws/reconcile`'s push): the `materialize` tool. */
   materialize(options: { path?: string; force: boolean }): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
   /** The `status` tool's report for this mount: backend, root, read-only, branch, drafts, conflicts… */
   status(): Promise<Report>;
+
+  // ── Drafts: what a store-backed mount offers for diff, history, discard and restore ──
+  // Optional, so a mount built before them still compiles; where a store-backed mount
+  // lacks one, the tool that needs it answers `notOnThisMount` (errors.ts). A direct
+  // mount needs none of them: the tools answer for it (nothing to compare, no versions).
+
+  /**
+   * Every path at or beneath `path` (a file or a directory; `''`: the whole mount)
+   * whose workspace copy differs from disk's, in path order: the paths `diff` shows.
+   * It may run the same disk check a read does first; it changes no draft.
+   */
+  drafts?(path: string): Promise<{ readonly ok: true; readonly drafts: readonly Draft[] } | Refusal>;
+  /**
+   * One version of a file, read-only — no disk check, nothing taken in or changed:
+   * `'disk'` is disk's file as it is now (`missing` where disk has none); `'agreed'` is
+   * the last version disk and the workspace agreed on (`missing` where they agreed the
+   * file was absent; an `answer` where the store records no agreement for the path);
+   * any other name is an id from `history` (`missing` for a deletion; an `answer` naming
+   * `history` where the path has no such version). `notes` are for the page, usually none.
+   */
+  readVersion?(path: string, version: VersionName): Promise<ReadOutcome>;
+  /**
+   * The versions the store holds for a file, newest first: each change to the
+   * workspace's copy one version, and each materialize of it one more, its bytes the
+   * ones written to disk (see `VersionSource`), following the path across a
+   * `move` within the mount (`Change.movedFrom`). An empty list where the store holds
+   * none; a `Refusal` only for a path that cannot have any (a directory).
+   */
+  history?(path: string): Promise<{ readonly ok: true; readonly versions: readonly Version[] } | Refusal>;
+  /**
+   * Drops the workspace's draft or deletion at `path` (a file, or every one beneath a
+   * directory; `''`: the whole mount), so the workspace reads disk's copy again; a
+   * conflict is settled for disk's copy. The dropped text stays in history (it is
+   * already a version) and the workspace's new copy is recorded as a `discard` version.
+   * Disk is not touched. `discarded`: the mount-relative paths it dropped, in path order
+   * (empty where there was nothing to drop). A read-only mount refuses.
+   */
+  discard?(path: string): Promise<{ readonly ok: true; readonly discarded: readonly string[]; readonly report: Report } | Refusal>;
 }
 
 /** The mounts a tool call can reach. */

@@ -38,7 +38,7 @@ async function write(workspace: Workspace, input: z.infer<typeof schema>): Promi
 export const writeTool = defineTool({
   name: 'write',
   title: 'Write a file',
-  description: 'Replace a file whole, or create it (and its directories).',
+  description: 'Replace or create a file whole.',
   input: schema,
   output: outputOf({ path: 'string', bytes: 'integer' }),
   hints: { readOnly: false, destructive: true, idempotent: true },

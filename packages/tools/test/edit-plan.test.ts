@@ -159,9 +159,17 @@ describe('problems', () => {
     }
   });
 
-  test('a file that is not valid UTF-8 is refused', () => {
-    const p = plan(new Uint8Array([0x61, 0xff, 0x0a]), [{ oldString: 'a', newString: 'b' }]);
+  test('a string with a lone surrogate (no bytes to keep) is refused', () => {
+    const p = planEdits(fileText('a\ud800\n'), [{ oldString: 'a', newString: 'b' }]);
     expect(p).toEqual({ ok: false, problems: [{ kind: 'invalid-utf8', edits: [0] }] });
+  });
+
+  test('in a file that is not valid UTF-8, a span over a bad byte and a U+FFFD in newString are problems', () => {
+    const bytes = new Uint8Array([0x61, 0x0a, 0x62, 0xff, 0x63, 0x0a]);
+    expect(plan(bytes, [{ oldString: 'b\uFFFDc', newString: 'x' }])).toEqual({ ok: false, problems: [{ kind: 'spans-invalid', edit: 0, line: 2 }] });
+    expect(plan(bytes, [{ oldString: 'a', newString: '\uFFFD' }])).toEqual({ ok: false, problems: [{ kind: 'replacement-in-new', edit: 0 }] });
+    const fine = plan(bytes, [{ oldString: 'c', newString: 'C' }]);
+    expect(fine.ok && fine.splices).toEqual([{ start: 4, end: 5, text: 'C' }]);
   });
 
   test('an empty oldString is a problem, not a match everywhere', () => {

@@ -122,11 +122,35 @@ for (const backend of ['store', 'direct'] as const) {
       expect(held(ws, 'x.txt')).toBe('x'.repeat(100));
     });
 
-    test('invalid UTF-8 is refused by edit; write replaces it', async () => {
-      const ws = workspace(backend, { 'bad.txt': new Uint8Array([0x61, 0xff, 0x0a]) });
-      expect(await refused(ws, 'edit', { path: 'work/bad.txt', oldString: 'a', newString: 'b' })).toBe(
-        'work/bad.txt is not valid UTF-8, so edit refuses it; use write to replace it whole.',
+    test('a file that is not valid UTF-8 is edited byte for byte: only the matched bytes change', async () => {
+      // Latin-1 "café\r\n" and a stray byte, with CRLF ends.
+      const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0d, 0x0a, 0x6f, 0x6b, 0x20, 0x80, 0x21, 0x0d, 0x0a]);
+      const ws = workspace(backend, { 'bad.txt': latin1 });
+      const page = await ok(ws, 'read', { path: 'work/bad.txt' });
+      expect(page.note).toContain('lines 1, 2 hold byte sequences that are not UTF-8');
+      await ok(ws, 'edit', { path: 'work/bad.txt', oldString: 'caf', newString: 'CAF' });
+      await ok(ws, 'edit', { path: 'work/bad.txt', oldString: 'ok ', newString: 'fine\nOK ' });
+      const m = ws.mounts[0];
+      const bytes = m.backend === 'store' ? m.store.get('bad.txt') : m.disk.get('bad.txt');
+      expect(Array.from(bytes!)).toEqual([0x43, 0x41, 0x46, 0xe9, 0x0d, 0x0a, ...new TextEncoder().encode('fine\r\nOK '), 0x80, 0x21, 0x0d, 0x0a]);
+    });
+
+    test('replaceAll and edit_many in a file that is not valid UTF-8 keep every byte they did not match', async () => {
+      const bytes = new Uint8Array([0x78, 0xff, 0x78, 0x0a, 0xc3, 0x28, 0x78, 0x0a, 0x79]);
+      const ws = workspace(backend, { 'bad.txt': bytes });
+      await ok(ws, 'edit', { path: 'work/bad.txt', oldString: 'x', newString: 'é', replaceAll: true });
+      await ok(ws, 'edit_many', { edits: [{ path: 'work/bad.txt', oldString: '(', newString: '[' }, { path: 'work/bad.txt', oldString: 'y', newString: 'z\nw' }] });
+      const m = ws.mounts[0];
+      const stored = m.backend === 'store' ? m.store.get('bad.txt') : m.disk.get('bad.txt');
+      expect(Array.from(stored!)).toEqual([0xc3, 0xa9, 0xff, 0xc3, 0xa9, 0x0a, 0xc3, 0x5b, 0xc3, 0xa9, 0x0a, 0x7a, 0x0a, 0x77]);
+    });
+
+    test('an edit over a bad byte, or writing U+FFFD into such a file, is refused naming the line', async () => {
+      const ws = workspace(backend, { 'bad.txt': new Uint8Array([0x61, 0x0a, 0x62, 0xff, 0x0a]) });
+      expect(await refused(ws, 'edit', { path: 'work/bad.txt', oldString: 'b\uFFFD', newString: 'b?' })).toBe(
+        'oldString matches text on line 2 of work/bad.txt that holds bytes that are not UTF-8 (shown as U+FFFD); ws keeps such bytes as they are and cannot write them from text. Edit around them: end oldString before the U+FFFD or begin it after.',
       );
+      expect(await refused(ws, 'edit', { path: 'work/bad.txt', oldString: 'a', newString: '\uFFFD' })).toContain('newString holds U+FFFD');
       await ok(ws, 'write', { path: 'work/bad.txt', content: 'fine\n' });
       expect(held(ws, 'bad.txt')).toBe('fine\n');
     });

@@ -14,7 +14,9 @@ const read = toolNamed('read')!; // a tool every workspace has
 
 describe('tool records', () => {
   test('every tool lists a title, a fixed description, its hints as annotations and both schemas', () => {
-    expect(tools.map((t) => t.name)).toEqual(['read', 'grep', 'glob', 'ls', 'write', 'edit', 'edit_many', 'delete', 'sync', 'materialize', 'status']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'read', 'grep', 'glob', 'ls', 'diff', 'history', 'write', 'edit', 'edit_many', 'move', 'delete', 'restore', 'discard', 'sync', 'materialize', 'status',
+    ]);
     for (const t of tools) {
       const l = listingOf(t);
       expect(l.title.length).toBeGreaterThan(3);
@@ -29,13 +31,23 @@ describe('tool records', () => {
     const listed = JSON.stringify({ tools: tools.map(listingOf) });
     expect(listed).not.toContain('$schema');
     expect(listed).not.toContain(String(Number.MAX_SAFE_INTEGER));
-    expect(listed.length).toBeLessThanOrEqual(6000);
+    const eleven = ['read', 'grep', 'glob', 'ls', 'write', 'edit', 'edit_many', 'delete', 'sync', 'materialize', 'status'];
+    expect(JSON.stringify({ tools: tools.filter((t) => eleven.includes(t.name)).map(listingOf) }).length).toBeLessThanOrEqual(6000);
+  });
+
+  test('all sixteen tools, the drafts tools with them, list in at most 8,000 characters', () => {
+    expect(tools).toHaveLength(16);
+    expect(JSON.stringify({ tools: tools.map(listingOf) }).length).toBeLessThanOrEqual(8000);
+  });
+
+  test('every description is one short line: what applies to a result is said in the result', () => {
+    for (const t of tools) expect({ tool: t.name, fits: t.description.length <= 100 && !t.description.includes('\n') }).toEqual({ tool: t.name, fits: true });
   });
 
   test('a read-only tool is never destructive, and every tool that can overwrite disk says so', () => {
     for (const t of tools) if (t.hints.readOnly) expect(t.hints.destructive).toBe(false);
     const destructive = tools.filter((t) => t.hints.destructive).map((t) => t.name);
-    expect(destructive).toEqual(['write', 'edit', 'edit_many', 'delete', 'materialize']);
+    expect(destructive).toEqual(['write', 'edit', 'edit_many', 'move', 'delete', 'materialize']);
   });
 
   test('the schema says what validation enforces: read’s offset is an integer from 1, offsetChars from 0', () => {
@@ -56,7 +68,7 @@ describe('input checks answer a sentence naming the field and what is allowed', 
     ['read', { path: 'work/a.txt', limit: 1.5 }, `read's "limit" must be a whole number, 1 or more; it got 1.5.`],
     ['read', { path: 'work/a.txt', offsetChars: -1 }, `read's "offsetChars" must be a whole number, 0 or more; it got -1.`],
     ['read', { path: 'work/a.txt', offset: '3' }, `read's "offset" must be a whole number, 1 or more; it got a string.`],
-    ['read', { path: 'work/a.txt', colour: 'red' }, 'read has no field "colour"; it takes path, offset, limit, offsetChars and limitChars.'],
+    ['read', { path: 'work/a.txt', colour: 'red' }, 'read has no field "colour"; it takes path, offset, limit, offsetChars, limitChars and version.'],
     ['read', null, 'read takes an object of named fields; it got null.'],
     ['read', [], 'read takes an object of named fields; it got a list.'],
     ['grep', { pattern: 'x', caseInsensitive: 'yes' }, `grep's "caseInsensitive" must be true or false; it got a string.`],
@@ -82,7 +94,7 @@ describe('input checks answer a sentence naming the field and what is allowed', 
 
   test('an unknown tool names the tools', async () => {
     expect(await errorOf('cat', {})).toBe(
-      'There is no tool named "cat"; the tools are read, grep, glob, ls, write, edit, edit_many, delete, sync, materialize and status.',
+      'There is no tool named "cat"; the tools are read, grep, glob, ls, diff, history, write, edit, edit_many, move, delete, restore, discard, sync, materialize and status.',
     );
   });
 

@@ -7,7 +7,22 @@
  *
  * Tests change disk behind a store-backed mount's back through `mount.disk`.
  */
-import type { Change, Entry, ListOutcome, Mount, ReadOutcome, Report, SearchFile, Workspace } from '../src/index.ts';
+import type {
+  Change,
+  CommitIntent,
+  Draft,
+  Entry,
+  ListOutcome,
+  Mount,
+  ReadOutcome,
+  Report,
+  SearchFile,
+  Version,
+  VersionName,
+  VersionSource,
+  Workspace,
+} from '../src/index.ts';
+import { keptDraftsNote, noAgreedVersion, noSuchVersion } from '../src/errors.ts';
 
 const enc = new TextEncoder();
 
@@ -61,6 +76,9 @@ export class MemoryMount implements Mount {
   readonly written = new Set<string>();
   /** How many times each method ran, for tests that check what the tools asked. */
   readonly calls: Record<string, number> = {};
+  /** H: every version of each path's workspace copy, oldest first (store-backed only). */
+  readonly versions = new Map<string, (Version & { readonly bytes: Uint8Array | null })[]>();
+  private seq = 0;
 
   constructor(options: MemoryMountOptions) {
     this.name = options.name;
@@ -74,12 +92,22 @@ export class MemoryMount implements Mount {
       if (this.backend === 'store' && this.storable(bytes)) {
         this.store.set(path, bytes);
         this.agreed.set(path, bytes);
+        this.record(path, 'disk', bytes);
       }
     }
   }
 
   private count(method: string): void {
     this.calls[method] = (this.calls[method] ?? 0) + 1;
+  }
+
+  /** Records the workspace copy's new version (a deterministic clock: one second a version). */
+  private record(path: string, source: VersionSource, bytes: Uint8Array | null): void {
+    const id = String(++this.seq);
+    const at = new Date(Date.UTC(2026, 0, 1, 0, 0, this.seq)).toISOString();
+    const list = this.versions.get(path) ?? [];
+    list.push({ id, at, source, size: bytes === null ? null : bytes.length, bytes });
+    this.versions.set(path, list);
   }
 
   private storable(bytes: Uint8Array): boolean {
@@ -129,6 +157,7 @@ export class MemoryMount implements Mount {
         if (d === undefined) {
           this.store.delete(path);
           this.agreed.set(path, null);
+          this.record(path, 'disk', null);
           return { notes: [], answer: `Disk deleted ${full} and the deletion was taken in; it is no longer in the workspace.` };
         }
         if (!this.storable(d)) {
@@ -138,6 +167,7 @@ export class MemoryMount implements Mount {
         }
         this.store.set(path, d);
         this.agreed.set(path, d);
+        this.record(path, 'disk', d);
         return { notes: ['Disk changed this file and the workspace had not: the change was taken in, so this read shows disk’s text.'] };
       }
       this.conflicts.add(path);
@@ -147,6 +177,7 @@ export class MemoryMount implements Mount {
       if (this.storable(d)) {
         this.store.set(path, d);
         this.agreed.set(path, d);
+        this.record(path, 'disk', d);
       }
       return { notes: [] };
     }
@@ -158,9 +189,9 @@ export class MemoryMount implements Mount {
 
   private conflictNote(path: string): string {
     const onDisk = this.disk.has(path);
-    const keep = onDisk ? 'sync keeps disk’s copy and gives up the workspace’s' : 'sync takes disk’s deletion and removes the workspace’s copy';
+    const keep = onDisk ? 'discard keeps disk’s copy' : 'discard takes disk’s deletion';
     const force = this.readOnly ? '' : '; a forced materialize writes the workspace’s copy to disk';
-    return `This file is in conflict: the workspace has a draft and disk ${onDisk ? 'changed it' : 'deleted it'} too. This read shows the draft; ${keep}${force}.`;
+    return `This file is in conflict: the workspace has a draft and disk ${onDisk ? 'changed it' : 'deleted it'} too. This read shows the draft; diff shows both sides against the last agreed version; ${keep} (the draft stays in history)${force}.`;
   }
 
   async read(path: string): Promise<ReadOutcome> {
@@ -232,7 +263,7 @@ export class MemoryMount implements Mount {
     }
   }
 
-  async commit(changes: readonly Change[]): Promise<{ ok: true; report: Report } | { ok: false; message: string }> {
+  async commit(changes: readonly Change[], intent?: CommitIntent): Promise<{ ok: true; report: Report } | { ok: false; message: string }> {
     this.count('commit');
     if (this.readOnly) return { ok: false, message: `Mount ${this.name} is read-only.` };
     const current = (p: string) => (this.backend === 'store' ? (this.store.get(p) ?? null) : (this.disk.get(p) ?? null));
@@ -252,15 +283,23 @@ export class MemoryMount implements Mount {
       }
       if (c.bytes === null && now === null) return { ok: false, message: `${this.full(c.path)} does not exist; there is nothing to delete.` };
     }
+    const started = this.seq;
     for (const c of changes) {
       if (this.backend === 'direct') {
         if (c.bytes === null) this.disk.delete(c.path);
         else this.disk.set(c.path, c.bytes);
-      } else if (c.bytes === null && !this.disk.has(c.path)) {
-        this.store.delete(c.path);
       } else {
-        this.store.set(c.path, c.bytes);
-        this.written.add(c.path);
+        if (c.movedFrom !== undefined) {
+          // History follows the path: from's versions before this commit, beside any the target had, by time.
+          const moved = (this.versions.get(c.movedFrom) ?? []).filter((v) => Number(v.id) <= started);
+          this.versions.set(c.path, [...moved, ...(this.versions.get(c.path) ?? [])].sort((a, b) => Number(a.id) - Number(b.id)));
+        }
+        if (c.bytes === null && !this.disk.has(c.path)) this.store.delete(c.path);
+        else {
+          this.store.set(c.path, c.bytes);
+          this.written.add(c.path);
+        }
+        this.record(c.path, intent?.source ?? (c.bytes === null ? 'delete' : 'write'), c.bytes);
       }
     }
     if (this.backend === 'store' && this.autoMaterialize) {
@@ -296,6 +335,7 @@ export class MemoryMount implements Mount {
         this.agreed.set(path, s);
         written.push(this.full(path));
       }
+      this.record(path, 'materialize', s);
       this.conflicts.delete(path);
     }
     return { written, unchanged, deleted, skipped };
@@ -308,19 +348,82 @@ export class MemoryMount implements Mount {
     const paths = [...new Set([...this.disk.keys(), ...this.store.keys()])].filter((p) => inside(p, scope)).sort();
     const adopted: string[] = [];
     const gaveUp: string[] = [];
+    const kept: string[] = [];
     for (const p of paths) {
       const d = this.disk.get(p);
       const s = this.store.get(p);
       if (same(d, s)) continue;
-      if (s !== undefined && !same(s, this.agreed.get(p))) gaveUp.push(this.full(p));
-      if (d === undefined) this.store.delete(p);
-      else if (this.storable(d)) this.store.set(p, d);
-      else this.store.delete(p);
-      this.agreed.set(p, d ?? null);
-      this.conflicts.delete(p);
+      const drafted = s !== undefined && !same(s, this.agreed.get(p));
+      const diskChanged = this.agreed.has(p) ? !same(d, this.agreed.get(p)) : d !== undefined;
+      // A draft disk has not changed is kept: only a conflict gives the draft up (it stays in history).
+      if (drafted && !diskChanged) {
+        kept.push(this.full(p));
+        continue;
+      }
+      if (drafted) gaveUp.push(this.full(p));
+      this.takeDisk(p, 'disk');
       adopted.push(this.full(p));
     }
-    return { ok: true, report: { adopted, gaveUp } };
+    return { ok: true, report: { adopted, gaveUp, ...(kept.length > 0 ? { drafts: kept, note: keptDraftsNote } : {}) } };
+  }
+
+  /** The workspace takes disk's copy of `path` (recorded as a version from `source`). */
+  private takeDisk(p: string, source: VersionSource): void {
+    const d = this.disk.get(p);
+    const s = this.store.get(p);
+    if (d !== undefined && this.storable(d)) this.store.set(p, d);
+    else this.store.delete(p);
+    this.agreed.set(p, d ?? null);
+    this.conflicts.delete(p);
+    const now = this.store.get(p) ?? null;
+    if (!(s === undefined && now === null)) this.record(p, source, now);
+  }
+
+  async drafts(path: string): Promise<{ ok: true; drafts: Draft[] }> {
+    this.count('drafts');
+    const paths = [...new Set([...this.disk.keys(), ...this.store.keys()])].filter((p) => inside(p, path)).sort();
+    const drafts: Draft[] = [];
+    for (const p of paths) {
+      if (this.store.get(p) !== undefined) this.check(p);
+      const state = this.stateOf(p);
+      if (state === 'conflict') drafts.push({ path: p, kind: 'conflict' });
+      else if (state === 'workspace-deleted') drafts.push({ path: p, kind: 'deletion' });
+      else if (state === 'workspace-draft' || state === 'disk-missing-provenance-unknown') drafts.push({ path: p, kind: 'draft' });
+    }
+    return { ok: true, drafts };
+  }
+
+  async readVersion(path: string, version: VersionName): Promise<ReadOutcome> {
+    this.count('readVersion');
+    const asOutcome = (bytes: Uint8Array | null | undefined): ReadOutcome => {
+      if (bytes === null || bytes === undefined) return { kind: 'missing' };
+      return isBinary(bytes) ? { kind: 'binary', size: bytes.length } : { kind: 'file', bytes, notes: [] };
+    };
+    if (version === 'disk') return asOutcome(this.disk.get(path));
+    if (version === 'agreed') {
+      if (!this.agreed.has(path)) return { kind: 'answer', message: noAgreedVersion(this.full(path)) };
+      return asOutcome(this.agreed.get(path));
+    }
+    const found = this.versions.get(path)?.find((v) => v.id === version);
+    if (found === undefined) return { kind: 'answer', message: noSuchVersion(this.full(path), version) };
+    return asOutcome(found.bytes);
+  }
+
+  async history(path: string): Promise<{ ok: true; versions: Version[] } | { ok: false; message: string }> {
+    this.count('history');
+    if (path === '' || (this.isDirectory(path) && !this.versions.has(path))) {
+      return { ok: false, message: `${this.full(path)} is a directory; history lists one file's versions.` };
+    }
+    const list = this.versions.get(path) ?? [];
+    return { ok: true, versions: list.map(({ bytes: _, ...v }) => v).reverse() };
+  }
+
+  async discard(path: string): Promise<{ ok: true; discarded: string[]; report: Report } | { ok: false; message: string }> {
+    this.count('discard');
+    if (this.readOnly) return { ok: false, message: `Mount ${this.name} is read-only.` };
+    const drafted = await this.drafts(path);
+    for (const d of drafted.drafts) this.takeDisk(d.path, 'discard');
+    return { ok: true, discarded: drafted.drafts.map((d) => d.path), report: {} };
   }
 
   async materialize(options: { path?: string; force: boolean }): Promise<{ ok: true; report: Report }> {

@@ -174,7 +174,7 @@ describe('read on a store-backed mount runs the disk check first', () => {
     const page = r.data as { content: string; note: string };
     expect(page.content).toBe('1\tdraft');
     expect(page.note).toContain('conflict');
-    expect(page.note).toContain('sync keeps disk’s copy');
+    expect(page.note).toContain("discard keeps disk’s copy");
   });
 
   test('a direct mount has no disk check and no such notes', async () => {
