@@ -56,8 +56,15 @@ export function closePaths(wanted: string, candidates: Iterable<string>, max = 3
   return scored.slice(0, max).map((s) => s.path);
 }
 
-/** Close paths to a missing mount-prefixed `path` among every file of its mount. */
+/**
+ * Close paths to a missing mount-prefixed `path`: among the mount's own candidates where
+ * it offers them (a store's records, no walk), else among every file of its mount.
+ */
 export async function suggestions(mount: Mount, path: string): Promise<string[]> {
+  if (mount.candidates) {
+    const rel = path.slice(mount.name.length + 1);
+    return closePaths(path, (await mount.candidates(rel)).map((p) => prefixed(mount.name, p)));
+  }
   const listed = await mount.list('', { recursive: true });
   if (!listed.ok) return [];
   return closePaths(path, listed.entries.filter((e) => e.kind === 'file').map((e) => prefixed(mount.name, e.path)));

@@ -140,6 +140,12 @@ export interface Mount {
   /** The most bytes a file may have to be read, searched or stored as text. */
   readonly maxFileSize: number;
 
+  /**
+   * Mount-relative paths a mistyped `path` may have meant, found without walking the
+   * mount (a store's records: the same name elsewhere, the same directory). Where a
+   * mount lacks it, "did you mean" ranks every file a recursive listing finds.
+   */
+  candidates?(path: string): Promise<readonly string[]>;
   /** Reads one path; on a store-backed mount, checks disk first (`@ws/reconcile`'s read check). */
   read(path: string): Promise<ReadOutcome>;
   /** Lists a directory (`''`: the root), or the whole tree beneath it when `recursive`. */

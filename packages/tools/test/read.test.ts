@@ -65,6 +65,19 @@ for (const backend of ['store', 'direct'] as const) {
       });
     });
 
+    test('a mount that offers candidates is asked for them instead of being listed whole', async () => {
+      const ws = workspace(backend);
+      const mount = ws.mounts[0];
+      const asked: string[] = [];
+      mount.list = () => Promise.reject(new Error('a typo must not walk the mount'));
+      mount.candidates = async (path) => {
+        asked.push(path);
+        return ['src/a.ts', 'docs/readme.md'];
+      };
+      expect(await call(ws, { path: 'work/src/c.ts' })).toEqual({ success: false, error: 'work/src/c.ts does not exist. Did you mean work/src/a.ts?' });
+      expect(asked).toEqual(['src/c.ts']);
+    });
+
     test('a directory, a binary file and a missing file are sentences', async () => {
       const ws = workspace(backend);
       expect(await call(ws, { path: 'work/src' })).toEqual({ success: false, error: 'work/src is a directory; list it with ls, or read a file inside it.' });
