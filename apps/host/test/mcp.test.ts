@@ -128,6 +128,29 @@ describe('ws mcp on stdio', () => {
     expect(readFileSync(w.disk('plain/controls.txt'), 'utf8')).toBe(content);
   });
 
+  test('every result carries structuredContent equal to its text JSON, and a listed outputSchema', async () => {
+    const listed = await session.client.listTools();
+    for (const t of listed.tools) expect([typeof t.title, t.outputSchema?.type, t.annotations?.openWorldHint]).toEqual(['string', 'object', false]);
+    for (const [name, args] of [['read', { path: 'work/win.txt' }], ['ls', { path: 'work' }], ['status', {}]] as const) {
+      const answer = await session.client.callTool({ name, arguments: args });
+      const text = (answer.content as { type: string; text: string }[])[0].text;
+      expect(answer.structuredContent).toEqual(JSON.parse(text));
+    }
+  });
+
+  test('read of a PNG answers an image content block beside its data; another binary file is refused', async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, ...new Array(64).fill(9)]);
+    writeFileSync(w.disk('work/shot.png'), png);
+    writeFileSync(w.disk('work/blob.bin'), new Uint8Array([1, 0, 2, 0]));
+    const answer = await session.client.callTool({ name: 'read', arguments: { path: 'work/shot.png' } });
+    const content = answer.content as { type: string; text?: string; data?: string; mimeType?: string }[];
+    expect(content.map((c) => c.type)).toEqual(['text', 'image']);
+    expect(content[1]).toEqual({ type: 'image', data: Buffer.from(png).toString('base64'), mimeType: 'image/png' });
+    expect(answer.structuredContent).toEqual({ path: 'work/shot.png', mimeType: 'image/png', size: png.length });
+    const other = await mcpCall(session.client, 'read', { path: 'work/blob.bin' });
+    expect([other.isError, other.text]).toEqual([true, 'work/blob.bin is a binary file (4 bytes); read shows text only.']);
+  });
+
   test('the server logs on stderr', () => {
     expect(session.stderr()).toContain('ws: MCP on stdio; mounts: work = ');
   });

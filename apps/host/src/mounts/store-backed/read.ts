@@ -24,8 +24,12 @@ export async function readPath(ctx: StoreMountContext, path: string): Promise<Re
     }
     case 'answer':
       return { kind: 'answer', message: finding.message };
-    case 'binary':
-      return { kind: 'binary', size: finding.size };
+    case 'binary': {
+      // The store keeps no binary file; disk's bytes, where they fit, let read show an image.
+      const disk = await ctx.disk.read(path, config.maxFileSize);
+      const bytes = disk.kind === 'file' && disk.bytes !== null ? { bytes: disk.bytes } : {};
+      return { kind: 'binary', size: finding.size, ...bytes };
+    }
     case 'directory':
       return { kind: 'directory' };
     case 'missing':
