@@ -271,7 +271,10 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
     }
     throw err;
   }
-  const sweeper = setInterval(() => sessions.sweep(), sweepEvery(config.sessionIdleSeconds * 1000));
+  const sweeper = setInterval(() => {
+    const closed = sessions.sweep();
+    if (closed > 0) log(`closed ${closed === 1 ? 'a session' : `${closed} sessions`} unused for ${config.sessionIdleSeconds} s (${sessions.size} live)`);
+  }, sweepEvery(config.sessionIdleSeconds * 1000));
   sweeper.unref();
   local = new Set([`127.0.0.1:${server.port}`, `localhost:${server.port}`]);
   const url = `http://127.0.0.1:${server.port}${MCP_PATH}`;

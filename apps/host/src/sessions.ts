@@ -90,10 +90,17 @@ export class SessionTable<T> {
     void s.close().catch(() => {});
   }
 
-  /** Closes every session unused for longer than the idle limit and not answering a call. */
-  sweep(): void {
+  /** Closes every session unused for longer than the idle limit and not answering a call; how many it closed. */
+  sweep(): number {
     const cutoff = this.now() - this.limits.idleMs;
-    for (const s of [...this.live.values()]) if (s.busy === 0 && s.lastUsed < cutoff) this.end(s.id);
+    let closed = 0;
+    for (const s of [...this.live.values()]) {
+      if (s.busy === 0 && s.lastUsed < cutoff) {
+        this.end(s.id);
+        closed++;
+      }
+    }
+    return closed;
   }
 
   /** Closes every session whose token is no longer accepted. */
