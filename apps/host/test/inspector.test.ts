@@ -5,13 +5,18 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { tools } from '@ws/tools';
 import { CLI, makeWorkspace, type Serving, startServe, type Workspace } from './ws-process.ts';
 
 setDefaultTimeout(120_000);
 
-const INSPECTOR = resolve(import.meta.dir, '../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+/** The Inspector's `mcp-inspector` bin, wherever the install put the package. */
+const INSPECTOR = (() => {
+  const manifest = Bun.resolveSync('@modelcontextprotocol/inspector/package.json', import.meta.dir);
+  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin['mcp-inspector'];
+  return resolve(dirname(manifest), bin);
+})();
 
 /** Runs `node INSPECTOR --cli ARGS` to the end. */
 async function inspector(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -5,7 +5,7 @@
  * here goes to a real `ws serve` child on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { chmodSync, existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './fixtures.ts';
 import { connectHttp, makeWorkspace, mcpCall, type Serving, startServe, within, type Workspace, ws } from './ws-process.ts';
@@ -164,6 +164,30 @@ describe('the token file', () => {
     } finally {
       await serving.stop();
     }
+  });
+
+  test('ws token follows the --config rules: ws.toml here, --config, or the embedded default (also through --cwd)', async () => {
+    const dir = tempDir('ws-token-default-');
+    const here = await ws(dir, ['token']);
+    expect(here.code).toBe(0);
+    expect(readFileSync(join(dir, '.ws/store.sqlite.token'), 'utf8')).toBe(here.stdout);
+    expect((await ws(tempDir(), ['--cwd', dir, 'token'])).stdout).toBe(here.stdout);
+    const w = oneMount();
+    const viaConfig = await ws(tempDir(), ['--config', w.config, 'token']);
+    const viaToml = await ws(w.dir, ['token']);
+    expect(viaConfig.stdout).not.toBe(here.stdout);
+    expect(viaToml.stdout).toBe(viaConfig.stdout);
+  });
+
+  test('eight ws token at once on a store with no token file agree on one token, and the file holds it once', async () => {
+    const w = oneMount();
+    const all = await Promise.all(Array.from({ length: 8 }, () => ws(w.dir, ['--config', w.config, 'token'])));
+    expect(all.every((r) => r.code === 0)).toBe(true);
+    expect(new Set(all.map((r) => r.stdout)).size).toBe(1);
+    expect(all.filter((r) => r.stderr.includes('made a new token')).length).toBe(1);
+    expect(readFileSync(w.disk('.ws/store.sqlite.token'), 'utf8')).toBe(all[0].stdout);
+    expect(statSync(w.disk('.ws/store.sqlite.token')).mode & 0o777).toBe(0o600);
+    expect(readdirSync(w.disk('.ws')).filter((n) => n.startsWith('.ws-tmp-'))).toEqual([]);
   });
 
   test('one others can read, a link, or one holding no usable token is refused in one line, and nothing is served', async () => {
