@@ -164,6 +164,9 @@ function sweepEvery(idleMs: number): number {
 
 const NO_OWNER: Buffer = Buffer.alloc(0);
 
+/** How many closed sessions call for a full garbage collection. */
+const SESSIONS_PER_COLLECTION = 500;
+
 /**
  * Starts MCP over Streamable HTTP on 127.0.0.1. Each client session gets its own
  * protocol server over the one shared workspace, and belongs to the token that made it.
@@ -189,6 +192,7 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
   const calls = new CallTracker();
   const maxRequestBodySize = bodyLimit(config);
   let local: ReadonlySet<string> = new Set();
+  let closedSessions = 0;
 
   async function answer(req: Request): Promise<Response> {
     const url = new URL(req.url);
@@ -229,7 +233,12 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize,
       onsessioninitialized: (sid) => {
-        sessions.add(sid, owner, transport, () => server.close());
+        sessions.add(sid, owner, transport, async () => {
+          await server.close();
+          // Sessions leave much garbage behind; where many close, a full collection now
+          // and then hands it back, so RSS stays near an idle server's, not just bounded.
+          if (++closedSessions % SESSIONS_PER_COLLECTION === 0) Bun.gc(true);
+        });
       },
       onsessionclosed: (sid) => {
         sessions.forget(sid);
