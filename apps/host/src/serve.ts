@@ -165,7 +165,7 @@ function sweepEvery(idleMs: number): number {
 const NO_OWNER: Buffer = Buffer.alloc(0);
 
 /** How many closed sessions call for a full garbage collection. */
-const SESSIONS_PER_COLLECTION = 500;
+const SESSIONS_PER_COLLECTION = 200;
 
 /**
  * Starts MCP over Streamable HTTP on 127.0.0.1. Each client session gets its own
