@@ -118,9 +118,10 @@ try {
 
   const stdio = new Client({ name: 'bench', version: '1' });
   await stdio.connect(new StdioClientTransport({ command: 'bun', args: [CLI, '--config', ws.config, 'mcp'], cwd: ws.dir, stderr: 'ignore' }));
-  const serving = await startMcpHttp(config, 0);
+  const serving = await startMcpHttp(config, { port: 0 });
   const http = new Client({ name: 'bench', version: '1' });
-  await http.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
+  const requestInit = { headers: { Authorization: `Bearer ${serving.token}` } };
+  await http.connect(new StreamableHTTPClientTransport(new URL(serving.url), { requestInit }));
 
   for (const [label, call] of [
     ['read (a 200-line page)', read],

@@ -4,16 +4,20 @@
  * one clear line on stderr and exit code 2; a tool error from `ws call` is the error
  * JSON on stdout and exit code 1; success is exit code 0. No stack trace reaches a person.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { handleToolCall, listingOf, tools } from '@ws/tools';
+import { addToken, ensureTokens } from './auth.ts';
 import { ConfigError, type HostConfig, loadConfig, SAMPLE_CONFIG } from './config.ts';
+import { tokenPath } from './disk/token-file.ts';
 import { type Host, openHost } from './host.ts';
 
-const USAGE = `usage: ws [--config FILE] COMMAND
+const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 
   mcp                          an MCP server on stdio (for clients that start it)
-  serve [--port N]             MCP over Streamable HTTP on 127.0.0.1 (default port 7357; 0: any free port)
+  serve [--port N] [--no-auth] MCP over Streamable HTTP on 127.0.0.1 (default port 7357; 0: any free port);
+                               clients send the token (--no-auth: any local process may connect)
+  token [--new]                print the token ws serve asks for (--new: add another and print it)
   call TOOL [JSON|-] [--result-max-chars N]
                                one tool call; prints the result JSON ("-": read the JSON from stdin)
   tools                        the tools with their input schemas
@@ -26,6 +30,7 @@ const USAGE = `usage: ws [--config FILE] COMMAND
 
 --config FILE: the configuration; else ws.toml in the working directory; else the
 working directory mounted as "work" (store-backed, store at .ws/store.sqlite).
+--cwd DIR: run as if started in DIR.
 Exit codes: 0 success, 1 a tool error or a failure, 2 bad usage or a bad config.`;
 
 /** Bad usage: one line on stderr, exit 2. */
@@ -37,11 +42,12 @@ interface Parsed {
   readonly flags: Map<string, string | true>;
 }
 
-const FLAGS_WITH_VALUE = new Set(['--config', '--port', '--result-max-chars']);
-const FLAGS_ALONE = new Set(['--force', '--accept-new-root', '--help', '-h']);
-const GLOBAL_FLAGS = new Set(['--config', '--help', '-h']);
+const FLAGS_WITH_VALUE = new Set(['--config', '--cwd', '--port', '--result-max-chars']);
+const FLAGS_ALONE = new Set(['--force', '--accept-new-root', '--no-auth', '--new', '--help', '-h']);
+const GLOBAL_FLAGS = new Set(['--config', '--cwd', '--help', '-h']);
 const COMMAND_FLAGS: Record<string, readonly string[]> = {
-  serve: ['--port'],
+  serve: ['--port', '--no-auth'],
+  token: ['--new'],
   call: ['--result-max-chars'],
   materialize: ['--force'],
   sync: ['--accept-new-root'],
@@ -158,6 +164,12 @@ async function run(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (p.command === undefined) throw new UsageError('ws: no command given; run ws --help for the commands.');
+  const cwdFlag = p.flags.get('--cwd');
+  if (typeof cwdFlag === 'string') {
+    const dir = resolve(cwdFlag);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`ws: --cwd ${cwdFlag} is not a directory.`);
+    process.chdir(dir);
+  }
   const cwd = process.cwd();
   const configFlag = p.flags.get('--config');
   const configFile = typeof configFlag === 'string' ? configFlag : undefined;
@@ -194,11 +206,29 @@ async function run(argv: readonly string[]): Promise<number> {
       return 0;
     }
     case 'serve': {
-      expectArgs(p, 0, 0, 'serve [--port N]');
+      expectArgs(p, 0, 0, 'serve [--port N] [--no-auth]');
       const port = portFlag(p.flags);
       const config = await loadConfig(cwd, configFile);
       const { DEFAULT_PORT, serveMcpHttp } = await import('./serve.ts');
-      await serveMcpHttp(config, port ?? DEFAULT_PORT, writeOut);
+      const auth = p.flags.has('--no-auth') ? ({ kind: 'none' } as const) : ({ kind: 'token' } as const);
+      await serveMcpHttp(config, { port: port ?? DEFAULT_PORT, auth, cwd }, writeOut);
+      return 0;
+    }
+    case 'token': {
+      expectArgs(p, 0, 0, 'token [--new]');
+      const config = await loadConfig(cwd, configFile);
+      const file = tokenPath(config.storePath);
+      if (p.flags.has('--new')) {
+        const added = addToken(file);
+        if (!added.ok) throw new Error(added.message);
+        process.stderr.write(`ws: added a token to ${file}; a running ws serve accepts it from now on\n`);
+        await writeOut(`${added.token}\n`);
+        return 0;
+      }
+      const tokens = ensureTokens(file);
+      if (!tokens.ok) throw new Error(tokens.message);
+      if (tokens.made) process.stderr.write(`ws: made a new token in ${file}\n`);
+      await writeOut(`${tokens.tokens[0]}\n`);
       return 0;
     }
     case 'status': {
@@ -212,7 +242,7 @@ async function run(argv: readonly string[]): Promise<number> {
         const config = await loadConfig(cwd, configFile);
         return withHost(config, async (host) => {
           const outcome = await host.acceptNewRoots(p.args[0]);
-          print(outcome.ok ? { success: true, data: outcome.data } : { success: false, error: outcome.error });
+          await print(outcome.ok ? { success: true, data: outcome.data } : { success: false, error: outcome.error });
           return outcome.ok ? 0 : 1;
         });
       }

@@ -28,6 +28,10 @@ export interface HostConfig {
   /** Where it came from: a file path, or `'embedded default'`. */
   readonly source: string;
   readonly resultMaxChars: number;
+  /** `ws serve`: how long an unused HTTP session lives, in seconds. */
+  readonly sessionIdleSeconds: number;
+  /** `ws serve`: how many HTTP sessions live at once. */
+  readonly maxSessions: number;
   /** Absolute path of the SQLite store. */
   readonly storePath: string;
   readonly mounts: readonly MountConfig[];
@@ -39,11 +43,13 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_RESULT_MAX_CHARS = 24_000;
+export const DEFAULT_SESSION_IDLE_SECONDS = 600;
+export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024;
 export const DEFAULT_STORE_PATH = '.ws/store.sqlite';
 export const DEFAULT_IGNORE: readonly string[] = ['node_modules/', '.git/', '*.log'];
 
-const TOP_KEYS = ['resultMaxChars', 'store', 'mount'] as const;
+const TOP_KEYS = ['resultMaxChars', 'sessionIdleSeconds', 'maxSessions', 'store', 'mount'] as const;
 const STORE_KEYS = ['path'] as const;
 const MOUNT_KEYS = [
   'name',
@@ -60,6 +66,8 @@ const MOUNT_KEYS = [
 /** The commented `ws.toml` that `ws init` writes; also documents every key. */
 export const SAMPLE_CONFIG = `# ws configuration. Paths are relative to this file.
 resultMaxChars = 24000          # most characters of a result's data an MCP call gets whole
+sessionIdleSeconds = 600        # ws serve closes an HTTP session unused this long
+maxSessions = 64                # ws serve keeps at most this many HTTP sessions (the longest idle closes first)
 
 [store]
 path = ".ws/store.sqlite"       # the embedded SQLite store (drafts, branches, evidence)
@@ -180,6 +188,8 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
   if (!isTable(doc)) c.fail('the document', 'must be a TOML table.');
   c.onlyKeys(doc, '', TOP_KEYS);
   const resultMaxChars = c.positiveInteger(doc, 'resultMaxChars', '', DEFAULT_RESULT_MAX_CHARS);
+  const sessionIdleSeconds = c.positiveInteger(doc, 'sessionIdleSeconds', '', DEFAULT_SESSION_IDLE_SECONDS);
+  const maxSessions = c.positiveInteger(doc, 'maxSessions', '', DEFAULT_MAX_SESSIONS);
 
   const store = doc.store ?? {};
   if (!isTable(store)) c.fail('store', 'must be a table ([store]).');
@@ -234,7 +244,7 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
       }
     }
   }
-  return { source: file, resultMaxChars, storePath, mounts };
+  return { source: file, resultMaxChars, sessionIdleSeconds, maxSessions, storePath, mounts };
 }
 
 /** The embedded default: the working directory as store-backed `work`, store at `.ws/store.sqlite`. */

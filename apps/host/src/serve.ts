@@ -1,15 +1,17 @@
 /**
  * Serving the MCP server: on stdio for clients that spawn it, and over Streamable HTTP
- * on 127.0.0.1 for clients that connect. The one rule: on stdio nothing but protocol
- * goes to stdout — every log line goes to stderr.
+ * on 127.0.0.1 for clients that connect with a token. The one rule: on stdio nothing but
+ * protocol goes to stdout — every log line goes to stderr.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { TokenGate } from './auth.ts';
 import type { HostConfig } from './config.ts';
+import { tokenPath } from './disk/token-file.ts';
 import { openHost } from './host.ts';
 import { CallTracker, createMcpServer } from './mcp.ts';
+import { SessionTable } from './sessions.ts';
 
 /** The port `ws serve` uses when none is given. */
 export const DEFAULT_PORT = 7357;
@@ -87,15 +89,32 @@ export async function serveMcpStdio(config: HostConfig): Promise<void> {
   log(`stopped (${why})`);
 }
 
+/** How `ws serve` lets clients in. */
+export type HttpAuth = { readonly kind: 'token' } | { readonly kind: 'none' };
+
+/** What `startMcpHttp` needs besides the config. */
+export interface HttpOptions {
+  /** 0: any free port. */
+  readonly port: number;
+  /** Tokens from the token file (the default), or none at all (`--no-auth`). */
+  readonly auth?: HttpAuth;
+}
+
 /** A running HTTP server. */
 export interface HttpServing {
   readonly url: string;
+  /** The first token of the token file (what the printed client config carries); none with `--no-auth`. */
+  readonly token: string | undefined;
+  /** The token file, where tokens are asked for. */
+  readonly tokenFile: string | undefined;
+  /** Live sessions, for tests and logs. */
+  sessionCount(): number;
   stop(): Promise<void>;
 }
 
 /** A JSON-RPC error answer, as the Streamable HTTP transport gives its own. */
-function rpcError(status: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });
+function rpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status, headers });
 }
 
 /**
@@ -108,18 +127,72 @@ function bodyLimit(config: HostConfig): number {
   return Math.max(4 * 1024 * 1024, 6 * largest + 1024 * 1024);
 }
 
+/** `response` with `done` called once its body has been sent whole, failed or been dropped. */
+function whenSent(response: Response, done: () => void): Response {
+  if (response.body === null) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          done();
+          controller.close();
+        } else {
+          controller.enqueue(next.value);
+        }
+      } catch (err) {
+        done();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** How often idle sessions are looked for: a quarter of the idle time, between 0.1 s and 30 s. */
+function sweepEvery(idleMs: number): number {
+  return Math.min(30_000, Math.max(100, Math.floor(idleMs / 4)));
+}
+
+const NO_OWNER: Buffer = Buffer.alloc(0);
+
+/** How many closed sessions call for a full garbage collection. */
+const SESSIONS_PER_COLLECTION = 200;
+
 /**
- * Starts MCP over Streamable HTTP on 127.0.0.1 (`port` 0: any free port). Each client
- * session gets its own protocol server over the one shared workspace. Requests naming
- * another host or coming from a web page of another origin are refused, so a page in a
- * browser cannot reach the files through a DNS name that points at 127.0.0.1.
+ * Starts MCP over Streamable HTTP on 127.0.0.1. Each client session gets its own
+ * protocol server over the one shared workspace, and belongs to the token that made it.
+ * Requests without an accepted token are refused (unless `auth` is `none`), and so are
+ * requests naming another host or coming from a web page of another origin, so a page in
+ * a browser cannot reach the files through a DNS name that points at 127.0.0.1.
  */
-export async function startMcpHttp(config: HostConfig, port: number): Promise<HttpServing> {
+export async function startMcpHttp(config: HostConfig, options: HttpOptions): Promise<HttpServing> {
+  const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>({
+    idleMs: config.sessionIdleSeconds * 1000,
+    max: config.maxSessions,
+  });
+  let gate: TokenGate | undefined;
+  let token: string | undefined;
+  if ((options.auth ?? { kind: 'token' }).kind === 'token') {
+    gate = new TokenGate(tokenPath(config.storePath), (accepted) => sessions.keepOwners(accepted), log);
+    const opened = gate.open();
+    if (!opened.ok) throw new Error(opened.message);
+    if (opened.made) log(`made a new token in ${gate.path}`);
+    token = opened.tokens[0];
+  }
   const host = await openHost(config, { watch: true });
   const calls = new CallTracker();
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const maxRequestBodySize = bodyLimit(config);
   let local: ReadonlySet<string> = new Set();
+  let closedSessions = 0;
 
   async function answer(req: Request): Promise<Response> {
     const url = new URL(req.url);
@@ -129,24 +202,49 @@ export async function startMcpHttp(config: HostConfig, port: number): Promise<Ht
     if (!local.has(hostHeader) || (origin !== null && !local.has(origin.replace(/^http:\/\//, '')))) {
       return new Response('ws: only clients on this machine that name 127.0.0.1 or localhost may connect\n', { status: 403 });
     }
+    let owner = NO_OWNER;
+    if (gate !== undefined) {
+      const admitted = gate.admit(req.headers.get('authorization'));
+      if (!admitted.ok) {
+        return rpcError(admitted.status, admitted.message, admitted.challenge === undefined ? {} : { 'WWW-Authenticate': admitted.challenge });
+      }
+      owner = admitted.owner;
+    }
     const id = req.headers.get('mcp-session-id');
     if (id !== null) {
-      const known = sessions.get(id);
+      const known = sessions.find(id, owner);
       if (!known) return rpcError(404, 'Unknown or closed MCP session; start a new one with an initialize request.');
-      return known.handleRequest(req);
+      // A POST's answer streams until its call is done; a GET is a client listening, not a call.
+      if (req.method !== 'POST') {
+        sessions.touch(known);
+        return known.transport.handleRequest(req);
+      }
+      const settled = sessions.begin(known);
+      try {
+        return whenSent(await known.transport.handleRequest(req), settled);
+      } catch (err) {
+        settled();
+        throw err;
+      }
     }
     if (req.method !== 'POST') return rpcError(400, 'No MCP session; start one with an initialize request (POST).');
+    const server = createMcpServer(host.workspace, config.resultMaxChars, calls);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize,
       onsessioninitialized: (sid) => {
-        sessions.set(sid, transport);
+        sessions.add(sid, owner, transport, async () => {
+          await server.close();
+          // Sessions leave much garbage behind; where many close, a full collection now
+          // and then hands it back, so RSS stays near an idle server's, not just bounded.
+          if (++closedSessions % SESSIONS_PER_COLLECTION === 0) Bun.gc(true);
+        });
       },
       onsessionclosed: (sid) => {
-        sessions.delete(sid);
+        sessions.forget(sid);
+        void server.close().catch(() => {});
       },
     });
-    const server = createMcpServer(host.workspace, config.resultMaxChars, calls);
     server.onerror = (err) => log(`MCP: ${err.message}`);
     await server.connect(transport);
     const response = await transport.handleRequest(req);
@@ -159,7 +257,7 @@ export async function startMcpHttp(config: HostConfig, port: number): Promise<Ht
   try {
     server = Bun.serve({
       hostname: '127.0.0.1',
-      port,
+      port: options.port,
       // Server-sent event streams stay open between messages.
       idleTimeout: 0,
       development: false,
@@ -178,19 +276,27 @@ export async function startMcpHttp(config: HostConfig, port: number): Promise<Ht
   } catch (err) {
     host.close();
     if ((err as { code?: string }).code === 'EADDRINUSE') {
-      throw new Error(`port ${port} on 127.0.0.1 is in use; choose another with --port N (0 picks a free one).`);
+      throw new Error(`port ${options.port} on 127.0.0.1 is in use; choose another with --port N (0 picks a free one).`);
     }
     throw err;
   }
+  const sweeper = setInterval(() => {
+    const closed = sessions.sweep();
+    if (closed > 0) log(`closed ${closed === 1 ? 'a session' : `${closed} sessions`} unused for ${config.sessionIdleSeconds} s (${sessions.size} live)`);
+  }, sweepEvery(config.sessionIdleSeconds * 1000));
+  sweeper.unref();
   local = new Set([`127.0.0.1:${server.port}`, `localhost:${server.port}`]);
   const url = `http://127.0.0.1:${server.port}${MCP_PATH}`;
   return {
     url,
+    token,
+    tokenFile: gate?.path,
+    sessionCount: () => sessions.size,
     async stop() {
+      clearInterval(sweeper);
       const closing = server.stop();
       await calls.settled(DRAIN_MS);
-      for (const t of [...sessions.values()]) await t.close();
-      sessions.clear();
+      await sessions.closeAll();
       await server.stop(true);
       await closing;
       host.close();
@@ -198,18 +304,31 @@ export async function startMcpHttp(config: HostConfig, port: number): Promise<Ht
   };
 }
 
+/** How a client starts this `ws`: the compiled executable itself, or `bun` with the script that runs now. */
+export function wsCommand(): { command: string; args: string[] } {
+  // A compiled executable's modules live in Bun's embedded file system.
+  const compiled = Bun.main.includes('$bunfs') || Bun.main.includes('~BUN');
+  return compiled ? { command: process.execPath, args: [] } : { command: 'bun', args: [Bun.main] };
+}
+
 /**
  * The lines `ws serve` prints: where it listens and how to connect a client, over HTTP
- * or by letting the client spawn `ws mcp` (from `cwd` for the embedded default, which
- * mounts the working directory).
+ * (with the token) or by letting the client spawn `ws mcp` (in `cwd` for the embedded
+ * default, which mounts the working directory).
  */
-export function connectLines(url: string, config: HostConfig, cwd: string): string {
-  const cli = resolve(import.meta.dir, 'cli.ts');
-  const args = config.source === 'embedded default' ? ['--cwd', cwd, cli, 'mcp'] : [cli, '--config', config.source, 'mcp'];
-  const http = JSON.stringify({ mcpServers: { ws: { type: 'http', url } } });
-  const stdio = JSON.stringify({ mcpServers: { ws: { command: 'bun', args } } });
+export function connectLines(serving: Pick<HttpServing, 'url' | 'token' | 'tokenFile'>, config: HostConfig, cwd: string): string {
+  const ws = wsCommand();
+  const args = [...ws.args, ...(config.source === 'embedded default' ? ['--cwd', cwd] : ['--config', config.source]), 'mcp'];
+  const headers = serving.token === undefined ? {} : { headers: { Authorization: `Bearer ${serving.token}` } };
+  const http = JSON.stringify({ mcpServers: { ws: { type: 'http', url: serving.url, ...headers } } });
+  const stdio = JSON.stringify({ mcpServers: { ws: { command: ws.command, args } } });
+  const access =
+    serving.tokenFile === undefined
+      ? `--no-auth: no token is asked for, so any process on this machine, run by any user, can read, change and materialize every file on these mounts through ${serving.url}`
+      : `clients must send "Authorization: Bearer <token>"; the token is in ${serving.tokenFile} (ws token prints it)`;
   return [
-    `ws: MCP (Streamable HTTP) at ${url}`,
+    `ws: MCP (Streamable HTTP) at ${serving.url}`,
+    access,
     `connect a client over HTTP: ${http}`,
     `or let the client start it on stdio: ${stdio}`,
     `mounts: ${describeMounts(config)}`,
@@ -220,11 +339,16 @@ export function connectLines(url: string, config: HostConfig, cwd: string): stri
  * `ws serve`: starts, hands the URL and connection lines to `announce` (stdout), and runs
  * until a signal stops it.
  */
-export async function serveMcpHttp(config: HostConfig, port: number, announce: (lines: string) => Promise<void>): Promise<void> {
+export async function serveMcpHttp(
+  config: HostConfig,
+  options: HttpOptions & { readonly cwd: string },
+  announce: (lines: string) => Promise<void>,
+): Promise<void> {
   const stopped = signalled();
   logFaults();
-  const serving = await startMcpHttp(config, port);
-  await announce(`${connectLines(serving.url, config, process.cwd())}\n`);
+  const serving = await startMcpHttp(config, options);
+  if (serving.tokenFile === undefined) log(`--no-auth: any process on this machine can use ${serving.url}`);
+  await announce(`${connectLines(serving, config, options.cwd)}\n`);
   const why = await stopped;
   log(`stopping (${why})`);
   await serving.stop();

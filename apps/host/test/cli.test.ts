@@ -196,6 +196,10 @@ describe('bad usage is one line on stderr and exit 2', () => {
     ['too many arguments', ['call', 'read', '{}', 'extra'], 'usage: ws call TOOL'],
     ['a branch verb it does not know', ['branch', 'delete', 'x'], 'usage: ws branch list'],
     ['a config file that does not exist', ['--config', 'missing.toml', 'status'], 'missing.toml: the config file does not exist'],
+    ['--no-auth on another command', ['mcp', '--no-auth'], '--no-auth does not apply to "mcp"'],
+    ['--new on another command', ['serve', '--new'], '--new does not apply to "serve"'],
+    ['an argument to ws token', ['token', 'x'], 'usage: ws token [--new]'],
+    ['a --cwd that is not a directory', ['--cwd', 'a.txt', 'status'], '--cwd a.txt is not a directory'],
   ];
   for (const [what, args, says] of cases) {
     test.concurrent(what, async () => {
@@ -206,8 +210,8 @@ describe('bad usage is one line on stderr and exit 2', () => {
   test('--help prints the commands on stdout and exits 0', async () => {
     const ran = await ws(w.dir, ['--help']);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toContain('usage: ws [--config FILE] COMMAND');
-    for (const command of ['mcp', 'serve', 'call TOOL', 'tools', 'status', 'sync', 'materialize', 'branch list', 'init']) expect(ran.stdout).toContain(command);
+    expect(ran.stdout).toContain('usage: ws [--config FILE] [--cwd DIR] COMMAND');
+    for (const command of ['mcp', 'serve', '--no-auth', 'token', 'call TOOL', 'tools', 'status', 'sync', 'materialize', 'branch list', 'init']) expect(ran.stdout).toContain(command);
   });
 
   test('-- ends the flags, so a path may start with a dash', async () => {

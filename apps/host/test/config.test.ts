@@ -37,6 +37,14 @@ describe('config', () => {
     expect(c.mounts[0]).toMatchObject({ name: 'src', root: join(dir, 'src'), backend: 'direct', readOnly: true });
   });
 
+  test('sessionIdleSeconds and maxSessions default to 600 and 64, and take whole numbers above 0', () => {
+    const dir = tempDir();
+    expect(defaultConfig(dir)).toMatchObject({ sessionIdleSeconds: 600, maxSessions: 64 });
+    expect(checkConfig({ sessionIdleSeconds: 30, maxSessions: 2, mount: [{ name: 'w', path: '.' }] }, 'ws.toml', dir)).toMatchObject({ sessionIdleSeconds: 30, maxSessions: 2 });
+    expect(configError({ maxSessions: -1, mount: [{ name: 'w', path: '.' }] }, dir)).toBe('ws.toml: maxSessions must be a whole number above 0, not -1.');
+    expect(configError({ sessionIdleSeconds: 0.5, mount: [{ name: 'w', path: '.' }] }, dir)).toBe('ws.toml: sessionIdleSeconds must be a whole number above 0, not 0.5.');
+  });
+
   test('an unknown key is named with what is allowed', () => {
     const dir = tempDir();
     const msg = configError({ mount: [{ name: 'w', path: '.', colour: 'red' }] }, dir);

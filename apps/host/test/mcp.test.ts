@@ -239,16 +239,19 @@ describe('ws serve over Streamable HTTP', () => {
     await serving?.stop();
   });
 
-  test('prints its URL and the lines that connect a client over HTTP or stdio', () => {
+  test('prints its URL and the lines that connect a client over HTTP (with the token) or stdio', () => {
     const out = serving.stdout();
     expect(out).toContain(`ws: MCP (Streamable HTTP) at ${serving.url}`);
-    expect(out).toContain(JSON.stringify({ mcpServers: { ws: { type: 'http', url: serving.url } } }));
+    expect(serving.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const headers = { Authorization: `Bearer ${serving.token}` };
+    expect(out).toContain(JSON.stringify({ mcpServers: { ws: { type: 'http', url: serving.url, headers } } }));
     expect(out).toContain(JSON.stringify({ mcpServers: { ws: { command: 'bun', args: [CLI, '--config', w.config, 'mcp'] } } }));
+    expect(out).toContain(`the token is in ${w.disk('.ws/store.sqlite.token')} (ws token prints it)`);
     expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
   test('a second client over HTTP does the same round trip', async () => {
-    const client = await connectHttp(serving.url);
+    const client = await connectHttp(serving);
     try {
       await agentRoundTrip(client, w);
     } finally {
@@ -257,7 +260,7 @@ describe('ws serve over Streamable HTTP', () => {
   });
 
   test("a write whose body is larger than the SDK's 4 MiB default still fits through HTTP", async () => {
-    const client = await connectHttp(serving.url);
+    const client = await connectHttp(serving);
     try {
       const content = '\u0001'.repeat(2_000_000);
       expect((await mcpCall(client, 'write', { path: 'plain/controls.txt', content })).isError).toBe(false);
@@ -268,7 +271,7 @@ describe('ws serve over Streamable HTTP', () => {
   });
 
   test('two clients at once share one workspace', async () => {
-    const [a, b] = await Promise.all([connectHttp(serving.url), connectHttp(serving.url)]);
+    const [a, b] = await Promise.all([connectHttp(serving), connectHttp(serving)]);
     try {
       expect((await mcpCall(a, 'write', { path: 'work/shared.txt', content: 'from a\n' })).isError).toBe(false);
       expect((await mcpCall(b, 'read', { path: 'work/shared.txt' })).data.content).toBe('1\tfrom a');
@@ -279,7 +282,7 @@ describe('ws serve over Streamable HTTP', () => {
 
   test('requests naming another host, or sent from a web page of another origin, are refused', async () => {
     const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${serving.token}` };
     const rebound = await fetch(serving.url, { method: 'POST', headers: { ...headers, host: 'attacker.example:80' }, body: init });
     expect(rebound.status).toBe(403);
     const page = await fetch(serving.url, { method: 'POST', headers: { ...headers, origin: 'http://attacker.example' }, body: init });
@@ -290,14 +293,15 @@ describe('ws serve over Streamable HTTP', () => {
   });
 
   test('a request without a session that is not an initialize is answered 400, and other paths 404', async () => {
+    const authorization = `Bearer ${serving.token}`;
     const list = await fetch(serving.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(list.status).toBe(400);
     expect((await fetch(serving.url.replace('/mcp', '/other'))).status).toBe(404);
-    expect((await fetch(serving.url, { headers: { 'mcp-session-id': 'no-such-session' } })).status).toBe(404);
+    expect((await fetch(serving.url, { headers: { 'mcp-session-id': 'no-such-session', authorization } })).status).toBe(404);
   });
 });
 
@@ -308,13 +312,13 @@ describe('ws serve on the embedded default', () => {
     const serving = await startServe(undefined, dir);
     try {
       expect(serving.stdout()).toContain(`mounts: work = ${dir} (store, watch on-tool-call)`);
-      const client = await connectHttp(serving.url);
+      const client = await connectHttp(serving);
       expect((await mcpCall(client, 'read', { path: 'work/hello.txt' })).data.content).toBe('1\thello from the default');
       await client.close();
 
       const line = serving.stdout().split('\n').find((l) => l.startsWith('or let the client start it on stdio: '));
       const spawned = JSON.parse(line!.slice(line!.indexOf('{'))).mcpServers.ws as { command: string; args: string[] };
-      expect(spawned).toEqual({ command: 'bun', args: ['--cwd', dir, CLI, 'mcp'] });
+      expect(spawned).toEqual({ command: 'bun', args: [CLI, '--cwd', dir, 'mcp'] });
       // A client starts it from anywhere: --cwd is what makes it mount the right directory.
       const transport = new StdioClientTransport({ command: spawned.command, args: spawned.args, cwd: tempDir(), stderr: 'ignore' });
       const other = new Client({ name: 'ws-test', version: '1.0.0' });
@@ -351,7 +355,7 @@ describe('ws serve stops', () => {
   test('on SIGINT it stops cleanly with exit code 0', async () => {
     const w = twoMounts();
     const serving = await startServe(w.config, w.dir);
-    const client = await connectHttp(serving.url);
+    const client = await connectHttp(serving);
     expect((await mcpCall(client, 'read', { path: 'plain/win.txt' })).isError).toBe(false);
     expect(await serving.stop('SIGINT')).toBe(0);
     expect(serving.stderr()).toContain('ws: stopping (SIGINT)');

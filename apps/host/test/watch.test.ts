@@ -49,7 +49,7 @@ describe('the watcher under ws serve', () => {
       'live/db/store.sqlite',
     );
     serving = await startServe(w.config, w.dir);
-    client = await connectHttp(serving.url);
+    client = await connectHttp(serving);
     for (const mount of ['live', 'still']) expect((await mcpCall(client, 'sync', { mount })).isError).toBe(false);
   });
   afterAll(async () => {

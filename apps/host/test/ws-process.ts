@@ -104,6 +104,9 @@ export async function connectStdio(config: string, cwd: string): Promise<StdioSe
 /** A running `ws serve`. */
 export interface Serving {
   readonly url: string;
+  /** The token its printed HTTP client config carries (undefined with --no-auth). */
+  readonly token: string | undefined;
+  readonly pid: number;
   /** Everything it printed on stdout before the URL line and after. */
   stdout(): string;
   stderr(): string;
@@ -116,20 +119,34 @@ async function gather(stream: ReadableStream<Uint8Array>, into: (text: string) =
   for await (const chunk of stream) into(decoder.decode(chunk, { stream: true }));
 }
 
-/** Starts `ws --config CONFIG serve --port 0` (no config: the embedded default) and waits for the URL it prints. */
-export async function startServe(config: string | undefined, cwd: string): Promise<Serving> {
+/** The client config `ws serve` printed for HTTP: its URL and the token in its headers. */
+export function printedHttpConfig(stdout: string): { url: string; token: string | undefined } | undefined {
+  const line = stdout.split('\n').find((l) => l.startsWith('connect a client over HTTP: '));
+  if (line === undefined) return undefined;
+  const ws = JSON.parse(line.slice(line.indexOf('{'))).mcpServers.ws as { url: string; headers?: { Authorization: string } };
+  return { url: ws.url, token: ws.headers?.Authorization.replace(/^Bearer /, '') };
+}
+
+/**
+ * Starts `ws --config CONFIG serve --port 0` (no config: the embedded default) and waits
+ * for the client config it prints; `extra` flags go after `serve`.
+ */
+export async function startServe(config: string | undefined, cwd: string, extra: readonly string[] = [], command: readonly string[] = ['bun', CLI]): Promise<Serving> {
   const configArgs = config === undefined ? [] : ['--config', config];
-  const proc = Bun.spawn(['bun', CLI, ...configArgs, 'serve', '--port', '0'], { cwd, stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn([...command, ...configArgs, 'serve', '--port', '0', ...extra], { cwd, stdout: 'pipe', stderr: 'pipe' });
   let out = '';
   let err = '';
-  let announced!: (url: string) => void;
-  const url = new Promise<string>((done) => {
+  let announced!: (found: { url: string; token: string | undefined }) => void;
+  const printed = new Promise<{ url: string; token: string | undefined }>((done) => {
     announced = done;
   });
   const outDone = gather(proc.stdout, (t) => {
     out += t;
-    const m = out.match(/http:\/\/127\.0\.0\.1:\d+\/mcp/);
-    if (m) announced(m[0]);
+    // The mounts line comes last: everything before it is printed whole.
+    if (out.includes('\nmounts: ')) {
+      const found = printedHttpConfig(out);
+      if (found) announced(found);
+    }
   });
   const errDone = gather(proc.stderr, (t) => {
     err += t;
@@ -138,9 +155,11 @@ export async function startServe(config: string | undefined, cwd: string): Promi
     await Promise.all([outDone, errDone]);
     throw new Error(`ws serve exited (${code}) before printing its URL: ${err}`);
   });
-  const found = await Promise.race([url, exited]);
+  const found = await Promise.race([printed, exited]);
   return {
-    url: found,
+    url: found.url,
+    token: found.token,
+    pid: proc.pid,
     stdout: () => out,
     stderr: () => err,
     async stop(signal = 'SIGTERM') {
@@ -152,10 +171,11 @@ export async function startServe(config: string | undefined, cwd: string): Promi
   };
 }
 
-/** An MCP client connected over Streamable HTTP. */
-export async function connectHttp(url: string): Promise<Client> {
+/** An MCP client connected over Streamable HTTP, sending the server's token where it asks for one. */
+export async function connectHttp(serving: Pick<Serving, 'url' | 'token'>): Promise<Client> {
   const client = new Client({ name: 'ws-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = serving.token === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${serving.token}` } } };
+  await client.connect(new StreamableHTTPClientTransport(new URL(serving.url), requestInit));
   return client;
 }
 
