@@ -62,7 +62,7 @@ describe('the read\u2019s disk check', () => {
 
   test('a binary file the workspace never held reads as binary', async () => {
     const { mount } = await storeHost({ files: { 'img.bin': new Uint8Array([0x89, 0, 1]) } });
-    expect(await mount.read('img.bin')).toEqual({ kind: 'binary', size: 3 });
+    expect(await mount.read('img.bin')).toEqual({ kind: 'binary', size: 3, bytes: new Uint8Array([0x89, 0, 1]) });
   });
 
   test('a draft disk changed too is a conflict: the read shows the draft and both ways out', async () => {

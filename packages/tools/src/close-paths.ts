@@ -58,12 +58,14 @@ export function closePaths(wanted: string, candidates: Iterable<string>, max = 3
 
 /**
  * Close paths to a missing mount-prefixed `path`: among the mount's own candidates where
- * it offers them (a store's records, no walk), else among every file of its mount.
+ * it offers them (a store's records, no walk), else — or where none is close — among every
+ * file of its mount.
  */
 export async function suggestions(mount: Mount, path: string): Promise<string[]> {
   if (mount.candidates) {
     const rel = path.slice(mount.name.length + 1);
-    return closePaths(path, (await mount.candidates(rel)).map((p) => prefixed(mount.name, p)));
+    const close = closePaths(path, (await mount.candidates(rel)).map((p) => prefixed(mount.name, p)));
+    if (close.length > 0) return close;
   }
   const listed = await mount.list('', { recursive: true });
   if (!listed.ok) return [];

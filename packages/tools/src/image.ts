@@ -18,3 +18,10 @@ export function imageType(bytes: Uint8Array): string | undefined {
 export function base64Length(size: number): number {
   return 4 * Math.ceil(size / 3);
 }
+
+/** The bytes as base64 (built on `btoa`, which every runtime ws supports has). */
+export function base64Of(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}

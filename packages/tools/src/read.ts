@@ -12,7 +12,7 @@ import { outputOf, path, wholeFromOne, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, ReadOutcome, Workspace } from './workspace.ts';
 import { binaryRead, directHasNoDrafts, imageTooLarge, isDirectory, missing, notOnThisMount, versionAbsent, versionNote } from './errors.ts';
-import { base64Length, imageType } from './image.ts';
+import { base64Length, base64Of, imageType } from './image.ts';
 import { suggestions } from './close-paths.ts';
 import { locate } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
@@ -69,7 +69,7 @@ function image(path: string, bytes: Uint8Array, budget: number | undefined): Ans
   const data = { path, mimeType, size: bytes.length };
   const length = base64Length(bytes.length);
   if (budget !== undefined && length + jsonLength(data) > budget) return refuse(imageTooLarge(path, bytes.length, length, budget));
-  return answer(data, [{ mimeType, data: Buffer.from(bytes).toString('base64') }]);
+  return answer(data, [{ mimeType, data: base64Of(bytes) }]);
 }
 
 /**
