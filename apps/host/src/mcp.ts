@@ -83,6 +83,11 @@ export function createMcpServer(workspace: Workspace, resultMaxChars: number, ca
         ...(progress ? { progress } : {}),
       }),
     );
+    if (extra.signal.aborted) {
+      // A cancelled call's answer goes to no one (MCP drops it); what it did goes to the log.
+      const said = result.success ? JSON.stringify(result.data) : result.error;
+      console.error(`ws: ${request.params.name} was cancelled: ${said.length > 500 ? `${said.slice(0, 500)}…` : said}`);
+    }
     if (result.success) {
       // The data as structured content, and the same JSON as text for clients that read only text.
       const structuredContent = result.data as Record<string, unknown>;

@@ -19,6 +19,34 @@ export interface MountContext {
   readonly inFlight: Set<string>;
 }
 
+/**
+ * How a caller follows and stops long work: `signal` aborted stops it at the next safe
+ * point (what is durable stays; nothing is half-applied), and `progress` is told how many
+ * paths are done of how many (the total once it is known).
+ */
+export interface Work {
+  readonly signal?: AbortSignal;
+  readonly progress?: (done: number, total?: number) => void;
+}
+
+/** How long long work runs before it lets the event loop in, so a cancellation can arrive. */
+const YIELD_EVERY_MS = 10;
+
+/**
+ * A function long work awaits between two paths: it lets other events in (a caller's
+ * cancellation) every few milliseconds. A disk port may act synchronously behind its
+ * async face, and awaiting a settled promise lets no other event in.
+ */
+export function yielder(work: Work): () => Promise<void> {
+  if (work.signal === undefined) return async () => {};
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < YIELD_EVERY_MS) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    last = performance.now();
+  };
+}
+
 /** Where a pass or push looks. */
 export type Scope =
   /** Named paths: each observed even where a walk would pass over it (README, "Passes and pushes"). */

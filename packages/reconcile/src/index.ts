@@ -25,7 +25,7 @@ export type {
   WriteResult,
 } from './ports.ts';
 export { type Reconciler, type ReconcilerOptions, createReconciler } from './reconciler.ts';
-export type { Scope } from './context.ts';
+export type { Scope, Work } from './context.ts';
 export {
   type DecideInput,
   type Decision,
@@ -55,6 +55,7 @@ export { type ReadFacts, type ReadFinding, readFinding } from './read-check.ts';
 export { looksBinary } from './binary.ts';
 export {
   BRANCH_KEPT_CHANGING,
+  CANCELLED,
   conflictDescription,
   readSentence,
   skipReason,

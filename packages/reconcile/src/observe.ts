@@ -4,7 +4,7 @@
  * storing their text as blobs at once (so a walk never holds every file's bytes).
  * Never read an unavailable root, an unreadable region or a capped walk as "deleted".
  */
-import { type MountContext, type Scope, inDirectory, parentOf } from './context.ts';
+import { type MountContext, type Scope, type Work, inDirectory, parentOf, yielder } from './context.ts';
 import type { DiskView } from './disk-view.ts';
 import type { Evidence, FileMeta } from './ports.ts';
 import { unverifiedReason } from './wording.ts';
@@ -26,7 +26,7 @@ export type Gathered =
     };
 
 /** Observes every path of `scope` on disk, for `branch`'s records. */
-export async function gather(ctx: MountContext, branch: string, scope: Scope, acceptNewRoot: boolean): Promise<Gathered> {
+export async function gather(ctx: MountContext, branch: string, scope: Scope, acceptNewRoot: boolean, work: Work = {}): Promise<Gathered> {
   const root = await ctx.disk.locateRoot();
   if (root.kind === 'unavailable') return { kind: 'root-problem', reason: unverifiedReason.rootUnavailable(root.reason) };
   const agreed = ctx.store.rootIdentity(ctx.mount);
@@ -36,7 +36,11 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
   const views = new Map<string, DiskView>();
   const blobs = { put: false };
   if (scope.kind === 'paths') {
-    for (const path of scope.paths) {
+    const pause = yielder(work);
+    for (const [done, path] of scope.paths.entries()) {
+      await pause();
+      if (work.signal?.aborted) break;
+      work.progress?.(done, scope.paths.length);
       if (views.has(path)) continue;
       views.set(path, await observeNamed(ctx, path, ctx.store.read(branch, ctx.mount, path).evidence, blobs));
     }
@@ -48,6 +52,7 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
   const evidence = new Map<string, Evidence | null>();
   for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
   const toRead: { path: string; meta: FileMeta; evidence: Evidence | null }[] = [];
+  const total = walk.files.length;
   for (const file of walk.files) {
     if (!inDirectory(file.path, dir)) continue;
     const p = evidence.get(file.path) ?? null;
@@ -55,8 +60,14 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     if (known !== null) views.set(file.path, known);
     else toRead.push({ path: file.path, meta: file.meta, evidence: p });
   }
+  let done = total - toRead.length;
+  work.progress?.(done, total);
+  const pause = yielder(work);
   await inParallel(toRead, READS_IN_FLIGHT, async (f) => {
+    await pause();
+    if (work.signal?.aborted) return;
     views.set(f.path, await observeFile(ctx, f.path, f.meta, f.evidence, blobs));
+    work.progress?.(++done, total);
   });
   const passedOver: Record<string, number> = {};
   const passedOverPaths = new Set<string>();

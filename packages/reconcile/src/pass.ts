@@ -6,20 +6,20 @@
  * {@link MAX_REGATHERS} more tries, give up and decide nothing.
  */
 import { type RecordChange, recordChanges, recordsDiffer } from './apply.ts';
-import { type MountContext, type Scope } from './context.ts';
+import { type MountContext, type Scope, type Work } from './context.ts';
 import { type Decision, type Standing, decide } from './decide.ts';
 import { type DiskView, sameTree } from './disk-view.ts';
 import { gather, type Gathered } from './observe.ts';
 import { resolvePending } from './pending.ts';
 import type { ConflictKind, PathRecords, StoredPath } from './ports.ts';
 import { type PathReport, pathReport } from './report.ts';
-import { BRANCH_KEPT_CHANGING, unverifiedReason } from './wording.ts';
+import { BRANCH_KEPT_CHANGING, CANCELLED, unverifiedReason } from './wording.ts';
 
 /** How many times a pass gathers again after the selected branch changed during a gather. */
 export const MAX_REGATHERS = 3;
 
-/** What to pass over. */
-export interface PassRequest {
+/** What to pass over. A cancelled pass gathers no further and decides nothing: it gives up. */
+export interface PassRequest extends Work {
   readonly scope: Scope;
   /**
    * An explicit sync of these paths (`sync { path }`; README, "The rule", path sync): disk's side wins where it
@@ -68,7 +68,8 @@ export type PassResult = PassDone | PassGaveUp;
 export async function runPass(ctx: MountContext, request: PassRequest): Promise<PassResult> {
   for (let gathers = 1; ; gathers++) {
     const branch = ctx.store.selectedBranch();
-    const gathered = await gather(ctx, branch, request.scope, request.acceptNewRoot ?? false);
+    const gathered = await gather(ctx, branch, request.scope, request.acceptNewRoot ?? false, request);
+    if (request.signal?.aborted) return { kind: 'gave-up', reason: CANCELLED, gathers };
     if (ctx.store.selectedBranch() === branch) return settle(ctx, branch, request, gathered);
     if (gathers > MAX_REGATHERS) return { kind: 'gave-up', reason: BRANCH_KEPT_CHANGING, gathers };
   }

@@ -7,7 +7,7 @@
  * break: no outcome is recorded before its effect is durable.
  */
 import { writeRecords } from './apply.ts';
-import { type MountContext, type Scope, parentOf } from './context.ts';
+import { type MountContext, type Scope, type Work, parentOf, yielder } from './context.ts';
 import type { Standing } from './decide.ts';
 import { type DiskView, contentOfDisk } from './disk-view.ts';
 import { type PassDone, type PassGaveUp, runPass } from './pass.ts';
@@ -16,8 +16,11 @@ import type { ContentId, Expectation, PendingEffect, UnlinkResult, WriteResult }
 import type { PathReport } from './report.ts';
 import { skipReason } from './wording.ts';
 
-/** What to push. */
-export interface PushRequest {
+/**
+ * What to push. A cancelled push stops between two paths: each path is written whole or
+ * not at all, what was written is recorded, and the rest are skipped as cancelled.
+ */
+export interface PushRequest extends Work {
   /** Named paths (deletions and paths without evidence are pushed only when named), or a directory. */
   readonly scope: Scope;
   /** Push conflicts and unverifiable disk copies too, making disk hold the workspace's side. */
@@ -43,6 +46,8 @@ export interface PushDone {
   /** Paths where disk already held S (or nothing was the workspace's to push). */
   readonly unchanged: readonly string[];
   readonly skipped: readonly Skipped[];
+  /** Set when the caller cancelled it before every planned path was acted on. */
+  readonly cancelled?: true;
 }
 
 /** What a push says; it gives up, pushing nothing, when its pass gave up. */
@@ -122,7 +127,8 @@ interface Planned {
 
 /** Runs one push: plan, announce, act, record (README, "Crash safety"). */
 export async function runPush(ctx: MountContext, request: PushRequest): Promise<PushResult> {
-  const pass = await runPass(ctx, { scope: request.scope });
+  const pass = await runPass(ctx, { scope: request.scope, ...(request.signal ? { signal: request.signal } : {}) });
+  if (request.signal?.aborted && pass.kind === 'done') return { kind: 'done', pass, written: [], deleted: [], unchanged: [], skipped: [], cancelled: true };
   if (pass.kind === 'gave-up') return pass;
   const { effects, unchanged, skipped } = plan(ctx, pass, request);
   const written: string[] = [];
@@ -130,8 +136,9 @@ export async function runPush(ctx: MountContext, request: PushRequest): Promise<
   if (effects.length === 0) return { kind: 'done', pass, written, deleted, unchanged, skipped };
   try {
     announce(ctx, effects);
-    const results = await act(ctx, effects);
+    const results = await act(ctx, effects, request);
     record(ctx, effects, results, { written, deleted, skipped });
+    if (results.some((r) => r.kind === 'cancelled')) return { kind: 'done', pass, written, deleted, unchanged, skipped, cancelled: true };
   } finally {
     for (const e of effects) ctx.inFlight.delete(e.report.path);
   }
@@ -184,10 +191,23 @@ function announce(ctx: MountContext, effects: readonly Effect[]): void {
   ctx.store.barrier();
 }
 
-/** Act: each effect, checked by the disk at the point of effect; then the touched directories made durable. */
-async function act(ctx: MountContext, effects: readonly Effect[]): Promise<(WriteResult | UnlinkResult)[]> {
-  const results: (WriteResult | UnlinkResult)[] = [];
-  for (const e of effects) {
+/** An effect's outcome, or that the call was cancelled before it acted. */
+type Acted = WriteResult | UnlinkResult | { readonly kind: 'cancelled' };
+
+/**
+ * Act: each effect, checked by the disk at the point of effect, until the caller cancels;
+ * then the touched directories made durable.
+ */
+async function act(ctx: MountContext, effects: readonly Effect[], work: Work): Promise<Acted[]> {
+  const results: Acted[] = [];
+  const pause = yielder(work);
+  for (const [done, e] of effects.entries()) {
+    work.progress?.(done, effects.length);
+    await pause();
+    if (work.signal?.aborted) {
+      results.push({ kind: 'cancelled' });
+      continue;
+    }
     const p = e.pending;
     results.push(
       p.kind === 'write' && e.bytes !== null
@@ -207,7 +227,7 @@ async function act(ctx: MountContext, effects: readonly Effect[]): Promise<(Writ
 function record(
   ctx: MountContext,
   effects: readonly Effect[],
-  results: readonly (WriteResult | UnlinkResult)[],
+  results: readonly Acted[],
   out: { written: string[]; deleted: string[]; skipped: Skipped[] },
 ): void {
   const { store, mount } = ctx;
@@ -221,6 +241,10 @@ function record(
     }
     if (result.kind === 'failed') {
       out.skipped.push({ path, state: e.report.state, reason: skipReason.failed(result.reason) });
+      return;
+    }
+    if (result.kind === 'cancelled') {
+      out.skipped.push({ path, state: e.report.state, reason: skipReason.cancelled });
       return;
     }
     const p = e.pending;

@@ -8,6 +8,9 @@ import type { ConflictKind, NotStoredWhy } from './ports.ts';
 /** The reason a pass gives up (README, "Passes and pushes"). */
 export const BRANCH_KEPT_CHANGING = 'the selected branch kept changing while the scan ran';
 
+/** Why a pass gave up when its caller cancelled it: it decided and recorded nothing. */
+export const CANCELLED = 'the call was cancelled before anything was decided; nothing was changed';
+
 /** Why a path is `unverified`. */
 export const unverifiedReason = {
   /** The mount root is missing or unreadable. */
@@ -66,6 +69,7 @@ export const skipReason = {
     "Disk has no copy and nothing records whether it was deleted there; materialize this path to write the workspace's copy.",
   changedAtEffect: 'Disk changed while materialize ran, so nothing was written; run materialize again to see what changed.',
   failed: (clause: string): string => `Disk refused the change: ${clause}.`,
+  cancelled: 'The call was cancelled before this path was written; it is still a draft: materialize it again.',
   blobMissing: "The workspace's copy is missing from the store, so nothing was written.",
 } as const;
 

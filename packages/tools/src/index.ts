@@ -21,6 +21,7 @@ export type {
   Version,
   VersionName,
   VersionSource,
+  Work,
   Workspace,
 } from './workspace.ts';
 export { withDraftsNote } from './drafts-note.ts';

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { mountName, outputOf, path } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
-import type { Mount, Report, Workspace } from './workspace.ts';
+import type { Mount, Report, Work, Workspace } from './workspace.ts';
 import { pathOrMount } from './errors.ts';
 import { locate, mountNamed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
@@ -69,20 +69,25 @@ async function perMount(
 }
 
 /** `sync`: takes disk's changes in, for a path, a mount or every mount. */
-function sync(workspace: Workspace, input: z.infer<typeof syncSchema>, { budget }: CallContext): Promise<Answer> {
-  return perMount(workspace, 'sync', input, (mount, path) => mount.sync(path), budget);
+function sync(workspace: Workspace, input: z.infer<typeof syncSchema>, call: CallContext): Promise<Answer> {
+  return perMount(workspace, 'sync', input, (mount, path) => mount.sync(path, workOf(call)), call.budget);
 }
 
 /** `materialize`: pushes drafts to disk, for a path, a mount or every mount. */
-function materialize(workspace: Workspace, input: z.infer<typeof materializeSchema>, { budget }: CallContext): Promise<Answer> {
+function materialize(workspace: Workspace, input: z.infer<typeof materializeSchema>, call: CallContext): Promise<Answer> {
   const force = input.force ?? false;
   return perMount(
     workspace,
     'materialize',
     input,
-    (mount, path) => mount.materialize({ ...(path === undefined ? {} : { path }), force }),
-    budget,
+    (mount, path) => mount.materialize({ ...(path === undefined ? {} : { path }), force }, workOf(call)),
+    call.budget,
   );
+}
+
+/** What a mount's long work is told of the call: its signal and its progress. */
+function workOf(call: CallContext): Work {
+  return { ...(call.signal ? { signal: call.signal } : {}), ...(call.progress ? { progress: call.progress } : {}) };
 }
 
 /** `status`: each mount's own report (or one mount's). */

@@ -7,6 +7,7 @@
  * (no `..`, no leading `/`); the mount checks again at the point of effect (symlinks).
  * Nothing here throws for an expected problem: an outcome carries a sentence instead.
  */
+import type { Progress } from './tool.ts';
 
 /** A refusal or problem, as a full sentence a model can act on. */
 export interface Refusal {
@@ -132,6 +133,16 @@ export interface Draft {
 /** A JSON-serializable report (sync, materialize, status, commit details). */
 export type Report = { readonly [key: string]: unknown };
 
+/**
+ * How a caller follows and stops a mount's long work (a sync, a materialize, a walk): an
+ * aborted `signal` stops it at the next safe point — what is durable stays, nothing is
+ * half-applied — and `progress` is told how far it has come.
+ */
+export interface Work {
+  readonly signal?: AbortSignal;
+  readonly progress?: (progress: Progress) => void;
+}
+
 /** A named root the tools can act on. */
 export interface Mount {
   readonly name: string;
@@ -173,9 +184,13 @@ export interface Mount {
    * kept in history as its own version), and a conflict's ways out name `discard`
    * (keep disk's copy) beside a forced `materialize` (keep the workspace's).
    */
-  sync(path: string | undefined): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
-  /** Pushes drafts to disk (`@ws/reconcile`'s push): the `materialize` tool. */
-  materialize(options: { path?: string; force: boolean }): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
+  sync(path: string | undefined, work?: Work): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
+  /**
+   * Pushes drafts to disk (`@ws/reconcile`'s push): the `materialize` tool. Cancelled,
+   * it stops between two files: each is written whole or not at all, and the report says
+   * which were written and that the rest are still drafts.
+   */
+  materialize(options: { path?: string; force: boolean }, work?: Work): Promise<{ readonly ok: true; readonly report: Report } | Refusal>;
   /** The `status` tool's report for this mount: backend, root, read-only, branch, drafts, conflicts… */
   status(): Promise<Report>;
 

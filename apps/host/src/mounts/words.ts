@@ -39,6 +39,8 @@ export function mountWords(mount: string) {
     failed: (verb: string, path: string | undefined, why: string) =>
       `${verb} ${path === undefined ? `mount "${mount}"` : at(path)} failed: ${cut(why.split('\n')[0])}.`,
     gaveUp: (reason: string) => `Disk could not be checked: ${reason}. Nothing was decided; try again.`,
+    materializeCancelled: (written: number, left: number) =>
+      `The call was cancelled after ${written} file${written === 1 ? ' was' : 's were'} written whole; the other ${left} ${left === 1 ? 'is' : 'are'} still drafts, untouched on disk: materialize again to write them.`,
     directNothingToSync: () => `Mount "${mount}" is direct: it reads disk as it is, so there is nothing to sync.`,
     directNothingToMaterialize: () =>
       `Mount "${mount}" is direct: its changes are written to disk at once, so there is nothing to materialize.`,

@@ -34,7 +34,7 @@ export async function commitChanges(ctx: StoreMountContext, changes: readonly Ch
   const report: Record<string, unknown> = {};
   if (ctx.config.autoMaterialize) {
     const pushed = await ctx.reconciler.push({ scope: { kind: 'paths', paths: changes.map((c) => c.path) } });
-    report.materialized = pushed.kind === 'done' ? pushSummary(pushed) : { gaveUp: pushed.reason };
+    report.materialized = pushed.kind === 'done' ? pushSummary(ctx, pushed) : { gaveUp: pushed.reason };
   }
   return { ok: true, report };
 }

@@ -5,7 +5,8 @@
  * through `disk`, `contain` and `isDirectory`, and the store only through `store`; so
  * the disk layer or the store engine can change underneath without touching a verb.
  */
-import type { DiskPort, PassResult, Reconciler, Scope } from '@ws/reconcile';
+import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope } from '@ws/reconcile';
+import type { Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
@@ -17,10 +18,20 @@ export type Purpose = 'read' | 'change';
 /** Where a mount-relative path lands, or the sentence refusing it. */
 export type Containment = { readonly ok: true; readonly abs: string } | { readonly ok: false; readonly message: string };
 
-/** What a pass may be asked beside its scope. */
-export interface PassOptions {
+/** What a pass may be asked beside its scope, and how its caller follows and stops it. */
+export interface PassOptions extends ReconcileWork {
   readonly takeDisk?: boolean;
   readonly acceptNewRoot?: boolean;
+}
+
+/** A tool call's work (signal, progress) as `@ws/reconcile` takes it. */
+export function reconcileWork(work: Work | undefined): ReconcileWork {
+  if (work === undefined) return {};
+  const progress = work.progress;
+  return {
+    ...(work.signal ? { signal: work.signal } : {}),
+    ...(progress ? { progress: (done: number, total?: number) => progress(total === undefined ? { done } : { done, total }) } : {}),
+  };
 }
 
 /** One store-backed mount's context, built once by `mount.ts`. */

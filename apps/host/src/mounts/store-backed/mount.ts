@@ -136,12 +136,12 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     async commit(changes) {
       return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(() => commitChanges(ctx, changes)), refuse);
     },
-    async sync(path) {
+    async sync(path, work) {
       // sync changes only the store (disk is read), so a protected path may be synced; ws's own files never are.
-      return contained(path, 'read') ?? guarded(ctx, { verb: 'Syncing', path }, () => lock.run(() => syncPath(ctx, path)), refuse);
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Syncing', path }, () => lock.run(() => syncPath(ctx, path, work)), refuse);
     },
-    async materialize({ path, force }) {
-      return contained(path, 'change') ?? guarded(ctx, { verb: 'Materializing', path }, () => lock.run(() => materializePath(ctx, path, force)), refuse);
+    async materialize({ path, force }, work) {
+      return contained(path, 'change') ?? guarded(ctx, { verb: 'Materializing', path }, () => lock.run(() => materializePath(ctx, path, force, work)), refuse);
     },
     async status() {
       return guarded(ctx, { verb: 'Status of' }, () => lock.run(() => mountStatus(ctx)), (message) => ({ mount: config.name, backend: 'store', root: config.root, failed: message }));

@@ -3,7 +3,7 @@
  * summaries a report carries. The one rule: every report words a pass the same way, so a
  * conflict reads alike in sync, status and a write's receipt.
  */
-import { type PassDone, type PathReport, type PushDone, unverifiedReason } from '@ws/reconcile';
+import { type PassDone, type PathReport, type PushDone, skipReason, unverifiedReason } from '@ws/reconcile';
 import type { StoreMountContext } from './context.ts';
 
 /** Sizes on disk or in the workspace, whichever the view shows. */
@@ -43,12 +43,16 @@ export function passSummary(result: PassDone) {
 }
 
 /** A push result, summarized for materialize and autoMaterialize. */
-export function pushSummary(done: PushDone) {
+export function pushSummary(ctx: StoreMountContext, done: PushDone) {
+  // A cancelled push's untouched paths are counted in one sentence, not listed one by one.
+  const skipped = done.skipped.filter((s) => s.reason !== skipReason.cancelled);
+  const left = done.skipped.length - skipped.length;
   return {
+    ...(done.cancelled ? { cancelled: ctx.words.materializeCancelled(done.written.length + done.deleted.length, left) } : {}),
     written: done.written,
     deleted: done.deleted,
     unchanged: done.unchanged.length,
-    skipped: done.skipped.map((s) => ({ path: s.path, state: s.state, reason: s.reason })),
+    skipped: skipped.map((s) => ({ path: s.path, state: s.state, reason: s.reason })),
     ...passSummary(done.pass),
   };
 }

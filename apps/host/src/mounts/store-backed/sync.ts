@@ -4,17 +4,18 @@
  * `ws sync --accept-new-root` accepts a replaced root directory; a tool's sync never
  * does, so a replaced root can't read as every file deleted.
  */
-import type { Refusal, Report } from '@ws/tools';
-import { type StoreMountContext, scopeOf } from './context.ts';
+import type { Refusal, Report, Work } from '@ws/tools';
+import { type StoreMountContext, reconcileWork, scopeOf } from './context.ts';
 import { passSummary, rootAdvice } from './reports.ts';
 
 /** Syncs `path` (contained already; undefined or `''`: the whole mount), under the lock. */
-export async function syncPath(ctx: StoreMountContext, path: string | undefined): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
+export async function syncPath(ctx: StoreMountContext, path: string | undefined, work?: Work): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
   const branch = ctx.store.selectedBranch();
   const whole = path === undefined || path === '';
   const scope = await scopeOf(ctx, path, branch);
   const directory = scope.kind === 'directory';
-  const result = await ctx.pass(scope, whole ? { acceptNewRoot: ctx.memory.acceptingNewRoot } : directory ? {} : { takeDisk: true });
+  const options = whole ? { acceptNewRoot: ctx.memory.acceptingNewRoot } : directory ? {} : { takeDisk: true };
+  const result = await ctx.pass(scope, { ...options, ...reconcileWork(work) });
   if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
   const summary = passSummary(result);
   const gaveUp = [];
