@@ -4,11 +4,10 @@
  * asks) a watcher started. The one rule: one store and one lock per host, shared by
  * every store-backed mount, so the records of all mounts move under one lock.
  */
-import { relative } from 'node:path';
 import type { DiskPort, Hasher } from '@ws/reconcile';
 import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
-import { isInside } from './disk/contain.ts';
+import { insideRel } from './disk/contain.ts';
 import { directMount } from './mounts/direct.ts';
 import { type StoreMount, storeMount } from './mounts/store-backed.ts';
 import { StoreLock } from './store/lock.ts';
@@ -56,7 +55,7 @@ export async function openHost(
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
   for (const m of config.mounts) {
-    const storeRel = isInside(m.root, config.storePath) ? relative(m.root, config.storePath).split('\\').join('/') : undefined;
+    const storeRel = insideRel(m.root, config.storePath);
     if (m.backend === 'direct' || store === undefined) {
       mounts.push(directMount(m, storeRel));
     } else {

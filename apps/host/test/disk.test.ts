@@ -1,49 +1,55 @@
 import { describe, expect, test } from 'bun:test';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { atomicWrite } from '../src/disk/atomic-write.ts';
-import { containPath } from '../src/disk/contain.ts';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { newTally, walk } from '../src/disk/walk.ts';
 import { enc, tempDir } from './fixtures.ts';
 
 describe('containment', () => {
+  const contained = (root: string, path: string, follow: boolean) =>
+    diskPort({ root, rules: walkRules([], undefined), followSymlinks: follow, walkCap: 100 }).contain(path, 'read');
+
   test('a path with .. or a leading / is refused', () => {
     const root = tempDir();
-    expect(containPath(root, '../x', false).ok).toBe(false);
-    expect(containPath(root, 'a/../../x', false).ok).toBe(false);
-    expect(containPath(root, '/etc/passwd', false).ok).toBe(false);
-    expect(containPath(root, 'a/b.txt', false)).toEqual({ ok: true, abs: join(root, 'a/b.txt') });
+    expect(contained(root, '../x', false).ok).toBe(false);
+    expect(contained(root, 'a/../../x', false).ok).toBe(false);
+    expect(contained(root, '/etc/passwd', false).ok).toBe(false);
+    expect(contained(root, 'a/b.txt', false)).toEqual({ ok: true, abs: join(root, 'a/b.txt') });
   });
 
   test('a symlink is refused where the mount does not follow links', () => {
     const root = tempDir();
     mkdirSync(join(root, 'real'));
     symlinkSync(join(root, 'real'), join(root, 'link'));
-    const r = containPath(root, 'link/a.txt', false);
+    const r = contained(root, 'link/a.txt', false);
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.reason).toContain('symbolic link');
-    expect(containPath(root, 'link/a.txt', true).ok).toBe(true);
+    expect(!r.ok && r.message).toContain('symbolic link');
+    expect(contained(root, 'link/a.txt', true).ok).toBe(true);
   });
 
   test('a symlink out of the root is refused even where links are followed', () => {
     const root = tempDir();
     const outside = tempDir();
     symlinkSync(outside, join(root, 'out'));
-    const r = containPath(root, 'out/secret', true);
+    const r = contained(root, 'out/secret', true);
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.reason).toContain('outside the mount');
+    expect(!r.ok && r.message).toContain('outside the mount');
   });
 });
 
 describe('atomic writes', () => {
-  test('a write creates parents, keeps the old mode, and leaves no temporary file', () => {
+  test('a write creates parents, keeps the mode it is given, and leaves no temporary file', async () => {
     const root = tempDir();
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 100 });
     const file = join(root, 'a/b/c.txt');
-    atomicWrite(file, enc('one'));
+    const one = await disk.write('a/b/c.txt', enc('one'), { mode: null, expect: { kind: 'absent' } });
+    if (one.kind !== 'done') throw new Error('expected a write');
     chmodSync(file, 0o600);
-    atomicWrite(file, enc('two'));
+    const seen = await disk.stat('a/b/c.txt');
+    if (seen.kind !== 'file') throw new Error('expected a file');
+    expect(seen.meta.mode).toBe(0o600);
+    await disk.write('a/b/c.txt', enc('two'), { mode: seen.meta.mode, expect: { kind: 'file', fingerprint: seen.meta.fingerprint } });
     expect(readFileSync(file, 'utf8')).toBe('two');
     expect((Bun.file(file).size)).toBe(3);
     expect(readdirSync(join(root, 'a/b'))).toEqual(['c.txt']);

@@ -1,252 +1,383 @@
 /**
- * `@ws/reconcile`'s DiskPort on a real directory (node:fs, synchronous calls behind an
- * async face). The one rule: every path is contained again at the point of effect, and
- * every effect checks, just before it acts, that disk still holds what the decision saw.
+ * The host's disk for one mount: `@ws/reconcile`'s DiskPort plus containment and what
+ * listings need, over held directories (see `resolve.ts`). The one rule: every effect
+ * resolves its path once, from the root's descriptor, and acts on what that resolution
+ * holds — it checks that disk still holds what the decision saw just before it acts, and
+ * it only ever opens regular files (a FIFO or a device is refused from a stat, unopened).
  */
-import {
-  accessSync,
-  closeSync,
-  constants,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  type Stats,
-  statSync,
-  unlinkSync,
-  writeSync,
-  fsyncSync,
-} from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type {
-  DiskPort,
-  Expectation,
-  FileMeta,
-  Observation,
-  Reading,
-  RootLocation,
-  UnlinkResult,
-  Walk,
-  WriteResult,
-} from '@ws/reconcile';
-import { syncDirectory, TEMP_PREFIX } from './atomic-write.ts';
-import { containPath } from './contain.ts';
+import { accessSync, closeSync, constants, fsyncSync, readSync, statSync, writeSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { DiskPort, Expectation, FileMeta, Observation, Reading, RootLocation, UnlinkResult, Walk, WriteResult } from '@ws/reconcile';
+import { type Boundary, boundary, doneWriting, tempName } from './boundary.ts';
+import { fstatInfo, type HeldDir } from './held.ts';
+import type { StatInfo } from './libc.ts';
+import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
 import type { WalkRules } from './rules.ts';
-import { describeFsError, newTally, visitTree } from './walk.ts';
+import { describeFsError, diskWords } from './sentences.ts';
+import { newTally, sweepTree, visitTree } from './walk.ts';
 
 /** What a disk port needs to know about its mount. */
 export interface DiskOptions {
+  /** The mount root: absolute and real. */
   readonly root: string;
   readonly rules: WalkRules;
   readonly followSymlinks: boolean;
   /** Most files one walk returns before it says it is incomplete. */
   readonly walkCap: number;
+  /** The store's database, mount-relative, where it lies inside this mount. */
+  readonly storeRel?: string;
+  /** `mount.protect`: gitignore patterns an agent may read but never change. */
+  readonly protect?: readonly string[];
+}
+
+/** Why a tool names a path: to look at it, or to change it (protected paths refuse that). */
+export type Purpose = 'read' | 'change';
+
+/** A path inside the mount, or the sentence refusing it. */
+export type Containment = { readonly ok: true; readonly abs: string } | { readonly ok: false; readonly message: string };
+
+/** What is at a path, without opening it. */
+export type PathKind =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'file'; readonly meta: FileMeta }
+  | { readonly kind: 'directory' }
+  /** Something that is not read: a FIFO, socket, device or symlink, or a path refused; `reason` is a clause. */
+  | { readonly kind: 'other'; readonly reason: string };
+
+/** The host's disk for one mount. */
+export interface HostDisk extends DiskPort {
+  readonly root: string;
+  /**
+   * Checks a path a tool names: inside the root (no `..`, no leading `/`, no symlink
+   * leading out, none at all where the mount does not follow links), not ws's own file,
+   * and for `change` not protected by `mount.protect`. Refusals are whole sentences.
+   */
+  contain(path: string, purpose: Purpose): Containment;
+  /** What is at `path` (symlinks followed only where the mount follows them). Synchronous: one stat. */
+  kindOf(path: string): PathKind;
+  /** A walk; `shallow`: the directory's own entries only (a listing that is not recursive). */
+  walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
 }
 
 /**
- * The metadata of a stat. The fingerprint is inode, size, mtime and ctime; the times are
- * milliseconds with their fraction (about 100 ns of resolution at today's dates), enough
- * that a rewrite of the same size changes it, and cheaper than BigInt stats on a walk.
+ * The metadata of a stat. The fingerprint is inode, size, mtime and ctime in nanoseconds,
+ * so a rewrite of the same size within a millisecond still changes it.
  */
-export function metaOf(st: Stats): FileMeta {
+export function metaOf(st: StatInfo): FileMeta {
   return {
     size: st.size,
-    mtimeMs: st.mtimeMs,
-    ctimeMs: st.ctimeMs,
-    mode: st.mode & 0o7777,
-    fingerprint: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`,
+    mtimeMs: Number(st.mtimeNs) / 1e6,
+    ctimeMs: Number(st.ctimeNs) / 1e6,
+    mode: st.mode,
+    fingerprint: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
   };
 }
 
-function isMissing(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+/** A resolved leaf, for one effect. */
+type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string } | { readonly ok: false; readonly message: string } | { readonly ok: 'missing' };
+
+/** One mount's disk, as the functions below share it. */
+interface Disk {
+  readonly options: DiskOptions;
+  readonly bounds: Boundary;
 }
 
-/** A DiskPort over one mount's root. */
-export function diskPort(options: DiskOptions): DiskPort {
-  const { root, rules, followSymlinks, walkCap } = options;
+function leaves(rel: string): boolean {
+  return isAbsolute(rel) || rel.split('/').some((part) => part === '..');
+}
 
-  function observeAbs(abs: string): Observation {
+function refusal(rel: string, why: Exclude<Resolved, { ok: true }>['why']): Leaf {
+  if (why === 'missing' || why === 'not-a-directory') return { ok: 'missing' };
+  if (why === 'link') return { ok: false, message: diskWords.throughLink(rel) };
+  if (why === 'outside') return { ok: false, message: diskWords.outside(rel) };
+  return { ok: false, message: diskWords.loop(rel) };
+}
+
+/** The boundary's sentence for a path (as named, and as resolved), or null. */
+function bounded(disk: Disk, shown: string, rel: string, purpose: Purpose): string | null {
+  if (disk.bounds.own(rel)) return diskWords.ownFile(shown);
+  if (purpose === 'change' && disk.bounds.protects(rel)) return diskWords.protectedPath(shown);
+  return null;
+}
+
+/** Resolves `path` for one effect: the held directory and the name in it, or why not. */
+function locate(disk: Disk, path: string, purpose: Purpose, how: { create: boolean; followLeaf: boolean }): Leaf {
+  if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(path) };
+  const named = bounded(disk, path, path, purpose);
+  if (named !== null) return { ok: false, message: named };
+  const { root, followSymlinks } = disk.options;
+  const r = resolvePath(root, path, { follow: followSymlinks, create: how.create, followLeaf: how.followLeaf });
+  if (!r.ok) return refusal(path, r.why);
+  const resolved = r.rel === path ? null : bounded(disk, path, r.rel, purpose);
+  if (resolved !== null) {
+    r.dir.close();
+    return { ok: false, message: resolved };
+  }
+  return { ok: true, dir: r.dir, name: r.name };
+}
+
+function contain(disk: Disk, path: string, purpose: Purpose): Containment {
+  const abs = path === '' ? disk.options.root : `${disk.options.root}/${path}`;
+  if (path === '') return { ok: true, abs };
+  try {
+    const where = locate(disk, path, purpose, { create: false, followLeaf: true });
+    if (where.ok === false) return where;
+    if (where.ok === true) {
+      const link = !disk.options.followSymlinks && where.dir.lstat(where.name)?.type === 'symlink';
+      where.dir.close();
+      if (link) return { ok: false, message: diskWords.throughLink(path) };
+    }
+  } catch {
+    // An unreadable directory on the way: the effect itself will say why.
+  }
+  return { ok: true, abs };
+}
+
+/** What is at `name` in `dir`, as an observation (symlinks and other non-files are unobservable). */
+function observeIn(dir: HeldDir, name: string): Observation {
+  const st = dir.lstat(name);
+  if (st === null) return { kind: 'absent' };
+  if (st.type === 'file') return { kind: 'file', meta: metaOf(st) };
+  if (st.type === 'directory') return { kind: 'unobservable', reason: diskWords.directoryThere };
+  if (st.type === 'symlink') return { kind: 'unobservable', reason: diskWords.isLink };
+  return { kind: 'unobservable', reason: diskWords.notRegular(st.type) };
+}
+
+/** Why a symlink where a file is read is not read. */
+function linkClause(disk: Disk): string {
+  return disk.options.followSymlinks ? diskWords.danglingOrOutsideLink : diskWords.linkNotFollowed;
+}
+
+function kindOf(disk: Disk, path: string): PathKind {
+  if (path === '') return { kind: 'directory' };
+  try {
+    const where = locate(disk, path, 'read', { create: false, followLeaf: true });
+    if (where.ok === 'missing') return { kind: 'absent' };
+    if (where.ok === false) return { kind: 'other', reason: where.message };
     try {
-      const st = statSync(abs);
-      if (st.isDirectory()) return { kind: 'unobservable', reason: 'a directory is where the file was' };
-      if (!st.isFile()) return { kind: 'unobservable', reason: 'it is not a regular file' };
-      return { kind: 'file', meta: metaOf(st) };
+      const st = where.dir.lstat(where.name);
+      if (st === null) return { kind: 'absent' };
+      if (st.type === 'file') return { kind: 'file', meta: metaOf(st) };
+      if (st.type === 'directory') return { kind: 'directory' };
+      return { kind: 'other', reason: st.type === 'symlink' ? linkClause(disk) : diskWords.notRegular(st.type) };
+    } finally {
+      where.dir.close();
+    }
+  } catch (err) {
+    return { kind: 'other', reason: describeFsError(err) };
+  }
+}
+
+function stat(disk: Disk, path: string): Observation {
+  const k = kindOf(disk, path);
+  if (k.kind === 'absent' || k.kind === 'file') return k;
+  return { kind: 'unobservable', reason: k.kind === 'directory' ? diskWords.directoryThere : k.reason };
+}
+
+/** Reads an open regular file whole; null when it changed while it was read. */
+function readOpen(fd: number, maxBytes: number): Reading | null {
+  const before = fstatInfo(fd);
+  if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
+  const meta = metaOf(before);
+  if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
+  const bytes = new Uint8Array(meta.size);
+  let off = 0;
+  while (off < bytes.length) {
+    const n = readSync(fd, bytes, off, bytes.length - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  const after = metaOf(fstatInfo(fd));
+  return off === bytes.length && after.fingerprint === meta.fingerprint ? { kind: 'file', meta, bytes } : null;
+}
+
+function readFile(disk: Disk, path: string, maxBytes: number): Reading {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const where = locate(disk, path, 'read', { create: false, followLeaf: true });
+      if (where.ok === 'missing') return { kind: 'absent' };
+      if (where.ok === false) return { kind: 'unobservable', reason: where.message };
+      try {
+        // A stat first: a FIFO or a device is refused without being opened at all.
+        const seen = observeIn(where.dir, where.name);
+        if (seen.kind === 'absent') return seen;
+        if (seen.kind === 'unobservable') return seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen;
+        const fd = where.dir.openFile(where.name, 'read');
+        try {
+          const got = readOpen(fd, maxBytes);
+          if (got !== null) return got;
+        } finally {
+          closeSync(fd);
+        }
+      } finally {
+        where.dir.close();
+      }
     } catch (err) {
-      if (isMissing(err)) return { kind: 'absent' };
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOENT') return { kind: 'absent' };
+      if (code === 'ELOOP') return { kind: 'unobservable', reason: diskWords.danglingOrOutsideLink };
       return { kind: 'unobservable', reason: describeFsError(err) };
     }
   }
-
-  function place(path: string): { ok: true; abs: string } | { ok: false; reason: string } {
-    return containPath(root, path, followSymlinks);
-  }
-
-  function matches(now: Observation, expect: Expectation): boolean {
-    switch (expect.kind) {
-      case 'any':
-        return true;
-      case 'absent':
-        return now.kind === 'absent';
-      case 'file':
-        return now.kind === 'file' && now.meta.fingerprint === expect.fingerprint;
-    }
-  }
-
-  return {
-    async locateRoot(): Promise<RootLocation> {
-      try {
-        const st = statSync(root);
-        if (!st.isDirectory()) return { kind: 'unavailable', reason: `the mount root ${root} is not a directory` };
-        accessSync(root, constants.R_OK | constants.X_OK); // readable and searchable, without listing it
-        return { kind: 'available', identity: `${st.dev}:${st.ino}` };
-      } catch (err) {
-        if (isMissing(err)) return { kind: 'unavailable', reason: `the mount root ${root} is missing` };
-        return { kind: 'unavailable', reason: `the mount root ${root} cannot be read (${describeFsError(err)})` };
-      }
-    },
-
-    async stat(path): Promise<Observation> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'unobservable', reason: where.reason };
-      return observeAbs(where.abs);
-    },
-
-    async read(path, maxBytes): Promise<Reading> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'unobservable', reason: where.reason };
-      for (let attempt = 0; attempt < 3; attempt++) {
-        let fd: number;
-        try {
-          fd = openSync(where.abs, 'r');
-        } catch (err) {
-          if (isMissing(err)) return { kind: 'absent' };
-          const code = (err as { code?: string }).code;
-          if (code === 'EISDIR') return { kind: 'unobservable', reason: 'a directory is where the file was' };
-          return { kind: 'unobservable', reason: describeFsError(err) };
-        }
-        try {
-          const before = fstatSync(fd);
-          if (before.isDirectory()) return { kind: 'unobservable', reason: 'a directory is where the file was' };
-          if (!before.isFile()) return { kind: 'unobservable', reason: 'it is not a regular file' };
-          const meta = metaOf(before);
-          if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
-          const bytes = new Uint8Array(meta.size);
-          let off = 0;
-          while (off < bytes.length) {
-            const n = readSync(fd, bytes, off, bytes.length - off, off);
-            if (n === 0) break;
-            off += n;
-          }
-          const after = metaOf(fstatSync(fd));
-          if (off === bytes.length && after.fingerprint === meta.fingerprint) return { kind: 'file', meta, bytes };
-          // The file changed while it was read: read it again.
-        } catch (err) {
-          return { kind: 'unobservable', reason: describeFsError(err) };
-        } finally {
-          closeSync(fd);
-        }
-      }
-      return { kind: 'unobservable', reason: 'the file kept changing while it was read' };
-    },
-
-    async walk(dir): Promise<Walk> {
-      const tally = newTally();
-      const files: { path: string; meta: FileMeta }[] = [];
-      const directories: string[] = [];
-      const passedOver: { path: string; reason: string; directory: boolean }[] = [];
-      const unreadable: { path: string; reason: string }[] = [];
-      const where = place(dir);
-      if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.reason }], incomplete: null };
-      visitTree(
-        {
-          root,
-          from: dir,
-          rules,
-          followSymlinks,
-          cap: walkCap,
-          onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }),
-        },
-        tally,
-        (path, kind) => {
-          if (kind === 'directory') {
-            directories.push(path);
-            return;
-          }
-          try {
-            files.push({ path, meta: metaOf(statSync(`${root}/${path}`)) });
-          } catch (err) {
-            if (!isMissing(err)) unreadable.push({ path, reason: describeFsError(err) });
-          }
-        },
-      );
-      unreadable.push(...tally.unreadable);
-      return { files, directories, passedOver, unreadable, incomplete: tally.incomplete ?? null };
-    },
-
-    async write(path, bytes, { mode, expect }): Promise<WriteResult> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'failed', reason: where.reason };
-      const dir = dirname(where.abs);
-      const tmp = join(dir, `${TEMP_PREFIX}${basename(where.abs)}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
-      try {
-        mkdirSync(dir, { recursive: true });
-        const fd = openSync(tmp, 'wx', mode ?? 0o644);
-        try {
-          let off = 0;
-          while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        // The point of effect: contained still, and disk still holds what was decided on.
-        const again = place(path);
-        if (!again.ok) {
-          rmSync(tmp, { force: true });
-          return { kind: 'failed', reason: again.reason };
-        }
-        const now = observeAbs(where.abs);
-        if (!matches(now, expect)) {
-          rmSync(tmp, { force: true });
-          return { kind: 'refused', now };
-        }
-        renameSync(tmp, where.abs);
-        return { kind: 'done', meta: metaOf(statSync(where.abs)) };
-      } catch (err) {
-        rmSync(tmp, { force: true });
-        return { kind: 'failed', reason: describeFsError(err) };
-      }
-    },
-
-    async unlink(path, { expect }): Promise<UnlinkResult> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'failed', reason: where.reason };
-      const now = observeAbs(where.abs);
-      if (!matches(now, expect)) return { kind: 'refused', now };
-      if (now.kind === 'absent') return { kind: 'done' };
-      try {
-        unlinkSync(where.abs);
-        return { kind: 'done' };
-      } catch (err) {
-        if (isMissing(err)) return { kind: 'done' };
-        return { kind: 'failed', reason: describeFsError(err) };
-      }
-    },
-
-    async syncDirectory(dir): Promise<void> {
-      // The directory and each parent up to the root: a write may have created them.
-      let at = dir;
-      for (;;) {
-        const where = place(at);
-        if (where.ok) syncDirectory(where.abs);
-        if (at === '') break;
-        const slash = at.lastIndexOf('/');
-        at = slash === -1 ? '' : at.slice(0, slash);
-      }
-    },
-  };
+  return { kind: 'unobservable', reason: diskWords.keptChanging };
 }
 
+function matches(now: Observation, expect: Expectation): boolean {
+  switch (expect.kind) {
+    case 'any':
+      return true;
+    case 'absent':
+      return now.kind === 'absent';
+    case 'file':
+      return now.kind === 'file' && now.meta.fingerprint === expect.fingerprint;
+  }
+}
+
+/** Disk at the point of effect: refused when it no longer matches, failed where no file may go. */
+function checkEffect(now: Observation, expect: Expectation): WriteResult | null {
+  if (!matches(now, expect)) return { kind: 'refused', now };
+  if (now.kind === 'unobservable') return { kind: 'failed', reason: now.reason };
+  return null;
+}
+
+function writeBytes(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+  fsyncSync(fd);
+}
+
+function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: Expectation): WriteResult {
+  let where: Leaf;
+  try {
+    where = locate(disk, path, 'change', { create: true, followLeaf: false });
+  } catch (err) {
+    return { kind: 'failed', reason: describeFsError(err) };
+  }
+  if (where.ok === 'missing') return { kind: 'failed', reason: diskWords.parentNotDirectory };
+  if (where.ok === false) return { kind: 'failed', reason: where.message };
+  const { dir, name } = where;
+  const tmp = tempName(name);
+  let made = false;
+  try {
+    const fd = dir.openFile(tmp, 'create', mode ?? 0o644);
+    made = true;
+    try {
+      writeBytes(fd, bytes);
+    } finally {
+      closeSync(fd);
+    }
+    // The point of effect: disk still holds what was decided on, in the very directory held.
+    const stop = checkEffect(observeIn(dir, name), expect);
+    if (stop !== null) return stop;
+    dir.rename(tmp, name);
+    made = false;
+    const st = dir.lstat(name);
+    if (st === null || st.type !== 'file') return { kind: 'failed', reason: describeFsError({ code: 'ENOENT' }) };
+    return { kind: 'done', meta: metaOf(st) };
+  } catch (err) {
+    return { kind: 'failed', reason: describeFsError(err) };
+  } finally {
+    if (made) {
+      try {
+        dir.unlink(tmp);
+      } catch {
+        // Gone already; a later walk sweeps what is left.
+      }
+    }
+    doneWriting(tmp);
+    dir.close();
+  }
+}
+
+function unlinkFile(disk: Disk, path: string, expect: Expectation): UnlinkResult {
+  let where: Leaf;
+  try {
+    where = locate(disk, path, 'change', { create: false, followLeaf: false });
+  } catch (err) {
+    return { kind: 'failed', reason: describeFsError(err) };
+  }
+  if (where.ok === 'missing') return matches({ kind: 'absent' }, expect) ? { kind: 'done' } : { kind: 'refused', now: { kind: 'absent' } };
+  if (where.ok === false) return { kind: 'failed', reason: where.message };
+  try {
+    const now = observeIn(where.dir, where.name);
+    const stop = checkEffect(now, expect);
+    if (stop !== null) return stop as UnlinkResult;
+    if (now.kind === 'absent') return { kind: 'done' };
+    where.dir.unlink(where.name);
+    return { kind: 'done' };
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return { kind: 'done' };
+    return { kind: 'failed', reason: describeFsError(err) };
+  } finally {
+    where.dir.close();
+  }
+}
+
+function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
+  const { root, rules, followSymlinks, walkCap } = disk.options;
+  const tally = newTally();
+  const files: { path: string; meta: FileMeta }[] = [];
+  const directories: string[] = [];
+  const passedOver: { path: string; reason: string; directory: boolean }[] = [];
+  const where = contain(disk, dir, 'read');
+  if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  visitTree(
+    { root, from: dir, rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
+    tally,
+    (path, kind, info) => {
+      if (kind === 'directory') directories.push(path);
+      else if (info !== null) files.push({ path, meta: metaOf(info) });
+    },
+  );
+  return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
+}
+
+function locateRoot(root: string): RootLocation {
+  try {
+    const st = statSync(root);
+    if (!st.isDirectory()) return { kind: 'unavailable', reason: `the mount root ${root} is not a directory` };
+    accessSync(root, constants.R_OK | constants.X_OK); // readable and searchable, without listing it
+    return { kind: 'available', identity: `${st.dev}:${st.ino}` };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'unavailable', reason: `the mount root ${root} is missing` };
+    return { kind: 'unavailable', reason: `the mount root ${root} cannot be read (${describeFsError(err)})` };
+  }
+}
+
+/** Fsyncs `dir` and each parent up to the root: a write may have created them. */
+function syncUp(disk: Disk, dir: string): void {
+  for (let at = dir; ; at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '') {
+    try {
+      const opened = openDirectory(disk.options.root, at, disk.options.followSymlinks);
+      if (opened.ok) {
+        opened.dir.sync();
+        opened.dir.close();
+      }
+    } catch {
+      // A directory that cannot be opened has nothing of ours to make durable.
+    }
+    if (at === '') return;
+  }
+}
+
+/**
+ * The disk of one mount. Sweeps ws's leftover temporary files from the tree first (a
+ * writer killed mid-write leaves one; see `isLeftover`).
+ */
+export function diskPort(options: DiskOptions): HostDisk {
+  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []) };
+  sweepTree(options.root, options.rules);
+  return {
+    root: options.root,
+    contain: (path, purpose) => contain(disk, path, purpose),
+    kindOf: (path) => kindOf(disk, path),
+    locateRoot: async () => locateRoot(options.root),
+    stat: async (path) => stat(disk, path),
+    read: async (path, maxBytes) => readFile(disk, path, maxBytes),
+    walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
+    write: async (path, bytes, { mode, expect }) => writeFile(disk, path, bytes, mode, expect),
+    unlink: async (path, { expect }) => unlinkFile(disk, path, expect),
+    syncDirectory: async (dir) => syncUp(disk, dir),
+  };
+}

@@ -5,7 +5,6 @@
  * rule: everything that reads the store and then writes it runs under the store lock, so
  * no other operation (in this process or another) decides on the same records meanwhile.
  */
-import { statSync } from 'node:fs';
 import {
   type DiskPort,
   type Hasher,
@@ -23,7 +22,6 @@ import {
 } from '@ws/reconcile';
 import type { Change, Entry, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
-import { containPath } from '../disk/contain.ts';
 import { diskPort } from '../disk/disk-port.ts';
 import { walkRules } from '../disk/rules.ts';
 import type { StoreLock } from '../store/lock.ts';
@@ -107,7 +105,14 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
   const { store, lock, hash } = deps;
   const words = mountWords(config.name);
   const rules = walkRules(config.ignore, deps.storeRel);
-  const realDisk = diskPort({ root: config.root, rules, followSymlinks: config.followSymlinks, walkCap: WALK_CAP });
+  const realDisk = diskPort({
+    root: config.root,
+    rules,
+    followSymlinks: config.followSymlinks,
+    walkCap: WALK_CAP,
+    ...(deps.storeRel === undefined ? {} : { storeRel: deps.storeRel }),
+    protect: config.protect,
+  });
   const disk = deps.wrapDisk ? deps.wrapDisk(realDisk) : realDisk;
   const reconciler: Reconciler = createReconciler({
     store,
@@ -138,11 +143,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
   /** Is `path` a directory, on disk or in the workspace tree? */
   function isDirectory(path: string, branch: string): boolean {
     if (path === '') return true;
-    try {
-      if (statSync(`${config.root}/${path}`).isDirectory()) return true;
-    } catch {
-      // not on disk: the workspace may still hold files beneath it
-    }
+    if (realDisk.kindOf(path).kind === 'directory') return true; // else the workspace may still hold files beneath it
     return store.treeFiles(branch, config.name, path).some((f) => f.path !== path);
   }
 
@@ -287,19 +288,19 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     config,
 
     async read(path) {
-      const where = containPath(config.root, path, config.followSymlinks);
-      if (!where.ok) return { kind: 'answer', message: where.reason };
+      const where = realDisk.contain(path, 'read');
+      if (!where.ok) return { kind: 'answer', message: where.message };
       return lock.run(() => readLocked(path));
     },
 
     async list(path, options) {
-      const where = containPath(config.root, path, config.followSymlinks);
-      if (!where.ok) return refuse(where.reason);
+      const where = realDisk.contain(path, 'read');
+      if (!where.ok) return refuse(where.message);
       return lock.run(() => listLocked(path, options.recursive));
     },
 
     async *searchFiles(path): AsyncIterable<SearchFile> {
-      const where = containPath(config.root, path, config.followSymlinks);
+      const where = realDisk.contain(path, 'read');
       if (!where.ok) return;
       const plan = await lock.run(() => searchPlan(path));
       for (const item of plan) {
@@ -320,8 +321,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     async commit(changes: readonly Change[]) {
       if (config.readOnly) return refuse(words.readOnly());
       for (const ch of changes) {
-        const where = containPath(config.root, ch.path, config.followSymlinks);
-        if (!where.ok) return refuse(where.reason);
+        const where = realDisk.contain(ch.path, 'change');
+        if (!where.ok) return refuse(where.message);
         if (ch.bytes !== null && ch.bytes.length > config.maxFileSize) {
           return refuse(words.contentTooLarge(ch.path, ch.bytes.length, config.maxFileSize));
         }
@@ -362,8 +363,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
 
     async sync(path) {
       if (path !== undefined) {
-        const where = containPath(config.root, path, config.followSymlinks);
-        if (!where.ok) return refuse(where.reason);
+        const where = realDisk.contain(path, 'read');
+        if (!where.ok) return refuse(where.message);
       }
       return lock.run(async () => {
         const branch = store.selectedBranch();
@@ -397,8 +398,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
 
     async materialize({ path, force }) {
       if (path !== undefined) {
-        const where = containPath(config.root, path, config.followSymlinks);
-        if (!where.ok) return refuse(where.reason);
+        const where = realDisk.contain(path, 'change');
+        if (!where.ok) return refuse(where.message);
       }
       return lock.run(async () => {
         const branch = store.selectedBranch();
