@@ -28,6 +28,8 @@ export interface DiskOptions {
   readonly storeRel?: string;
   /** `mount.protect`: gitignore patterns an agent may read but never change. */
   readonly protect?: readonly string[];
+  /** The mount's name, for the paths its sentences show (`work/a.txt`). */
+  readonly mount?: string;
 }
 
 /** Why a tool names a path: to look at it, or to change it (protected paths refuse that). */
@@ -86,6 +88,11 @@ function leaves(rel: string): boolean {
   return isAbsolute(rel) || rel.split('/').some((part) => part === '..');
 }
 
+/** A path as sentences show it: mount-prefixed where the mount is named. */
+function shown(disk: Disk, rel: string): string {
+  return disk.options.mount === undefined ? rel : `${disk.options.mount}/${rel}`;
+}
+
 function refusal(rel: string, why: Exclude<Resolved, { ok: true }>['why']): Leaf {
   if (why === 'missing' || why === 'not-a-directory') return { ok: 'missing' };
   if (why === 'link') return { ok: false, message: diskWords.throughLink(rel) };
@@ -102,13 +109,13 @@ function bounded(disk: Disk, shown: string, rel: string, purpose: Purpose): stri
 
 /** Resolves `path` for one effect: the held directory and the name in it, or why not. */
 function locate(disk: Disk, path: string, purpose: Purpose, how: { create: boolean; followLeaf: boolean }): Leaf {
-  if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(path) };
-  const named = bounded(disk, path, path, purpose);
+  if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
+  const named = bounded(disk, shown(disk, path), path, purpose);
   if (named !== null) return { ok: false, message: named };
   const { root, followSymlinks } = disk.options;
   const r = resolvePath(root, path, { follow: followSymlinks, create: how.create, followLeaf: how.followLeaf });
-  if (!r.ok) return refusal(path, r.why);
-  const resolved = r.rel === path ? null : bounded(disk, path, r.rel, purpose);
+  if (!r.ok) return refusal(shown(disk, path), r.why);
+  const resolved = r.rel === path ? null : bounded(disk, shown(disk, path), r.rel, purpose);
   if (resolved !== null) {
     r.dir.close();
     return { ok: false, message: resolved };
@@ -125,7 +132,7 @@ function contain(disk: Disk, path: string, purpose: Purpose): Containment {
     if (where.ok === true) {
       const link = !disk.options.followSymlinks && where.dir.lstat(where.name)?.type === 'symlink';
       where.dir.close();
-      if (link) return { ok: false, message: diskWords.throughLink(path) };
+      if (link) return { ok: false, message: diskWords.throughLink(shown(disk, path)) };
     }
   } catch {
     // An unreadable directory on the way: the effect itself will say why.

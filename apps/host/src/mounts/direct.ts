@@ -152,6 +152,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
     walkCap: WALK_CAP,
     ...(storeRel === undefined ? {} : { storeRel }),
     protect: config.protect,
+    mount: config.name,
   });
   return {
     name: config.name,

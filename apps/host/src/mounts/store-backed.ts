@@ -112,6 +112,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     walkCap: WALK_CAP,
     ...(deps.storeRel === undefined ? {} : { storeRel: deps.storeRel }),
     protect: config.protect,
+    mount: config.name,
   });
   const disk = deps.wrapDisk ? deps.wrapDisk(realDisk) : realDisk;
   const reconciler: Reconciler = createReconciler({
