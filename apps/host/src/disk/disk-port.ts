@@ -155,15 +155,27 @@ function linkClause(disk: Disk): string {
   return disk.options.followSymlinks ? diskWords.danglingOrOutsideLink : diskWords.linkNotFollowed;
 }
 
+/** Where a followed path found nothing: a link that leads nowhere is not "absent" (a file must not replace it unseen). */
+function danglingOr(disk: Disk, path: string, absent: PathKind): PathKind {
+  if (!disk.options.followSymlinks) return absent;
+  const where = locate(disk, path, 'read', { create: false, followLeaf: false });
+  if (where.ok !== true) return absent;
+  try {
+    return where.dir.lstat(where.name)?.type === 'symlink' ? { kind: 'other', reason: diskWords.danglingOrOutsideLink } : absent;
+  } finally {
+    where.dir.close();
+  }
+}
+
 function kindOf(disk: Disk, path: string): PathKind {
   if (path === '') return { kind: 'directory' };
   try {
     const where = locate(disk, path, 'read', { create: false, followLeaf: true });
-    if (where.ok === 'missing') return { kind: 'absent' };
+    if (where.ok === 'missing') return danglingOr(disk, path, { kind: 'absent' });
     if (where.ok === false) return { kind: 'other', reason: where.message };
     try {
       const st = where.dir.lstat(where.name);
-      if (st === null) return { kind: 'absent' };
+      if (st === null) return danglingOr(disk, path, { kind: 'absent' });
       if (st.type === 'file') return { kind: 'file', meta: metaOf(st) };
       if (st.type === 'directory') return { kind: 'directory' };
       return { kind: 'other', reason: st.type === 'symlink' ? linkClause(disk) : diskWords.notRegular(st.type) };
@@ -242,6 +254,8 @@ function matches(now: Observation, expect: Expectation): boolean {
 
 /** Disk at the point of effect: refused when it no longer matches, failed where no file may go. */
 function checkEffect(now: Observation, expect: Expectation): WriteResult | null {
+  // A link is never replaced, whatever was expected: a link is not what any decision saw.
+  if (now.kind === 'unobservable' && now.reason === diskWords.isLink) return { kind: 'failed', reason: now.reason };
   if (!matches(now, expect)) return { kind: 'refused', now };
   if (now.kind === 'unobservable') return { kind: 'failed', reason: now.reason };
   return null;
