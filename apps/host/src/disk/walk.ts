@@ -63,6 +63,27 @@ function found(info: StatInfo | null, viaLink: boolean): Found {
   return { kind: 'other' };
 }
 
+/** A symlink's target where the mount follows links and it stays inside; else why it is passed over. */
+function throughLink(root: string, rel: string): Found | PassedOverReason {
+  const r = resolvePath(root, rel, { follow: true, create: false, followLeaf: true });
+  if (!r.ok) return r.why === 'outside' ? 'symbolic link leading outside the mount' : 'not a regular file or directory';
+  try {
+    return found(r.dir.lstat(r.name), true);
+  } finally {
+    r.dir.close();
+  }
+}
+
+/** What one directory entry is, from its type and (for a file) a stat; never opened. */
+function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: Dirent, rel: string): Found | PassedOverReason {
+  const hint = typeHint(d);
+  if (hint === 'other') return 'not a regular file or directory';
+  if (hint === 'symlink' && !followSymlinks) return 'symbolic link (the mount does not follow links)';
+  if (hint === 'symlink') return throughLink(root, rel);
+  if (hint === 'directory') return { kind: 'directory', viaLink: false };
+  return found(dir.lstat(d.name), false);
+}
+
 /**
  * Walks beneath `from`, telling `visit` of each entry in path order and counting what it
  * passes over into `tally`. Stale temporary files it meets are removed (see
@@ -79,26 +100,6 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     options.onPassOver?.(path, reason, directory);
   };
 
-  /** A symlink's target where the mount follows links and it stays inside; else why not. */
-  const throughLink = (rel: string): Found | PassedOverReason => {
-    const r = resolvePath(root, rel, { follow: true, create: false, followLeaf: true });
-    if (!r.ok) return r.why === 'outside' ? 'symbolic link leading outside the mount' : 'not a regular file or directory';
-    try {
-      return found(r.dir.lstat(r.name), true);
-    } finally {
-      r.dir.close();
-    }
-  };
-
-  const classify = (dir: HeldDir, d: Dirent, rel: string): Found | PassedOverReason => {
-    const hint = typeHint(d);
-    if (hint === 'other') return 'not a regular file or directory';
-    if (hint === 'symlink' && !followSymlinks) return 'symbolic link (the mount does not follow links)';
-    if (hint === 'symlink') return throughLink(rel);
-    if (hint === 'directory') return { kind: 'directory', viaLink: false };
-    return found(dir.lstat(d.name), false);
-  };
-
   const list = (dir: HeldDir, rel: string): boolean => {
     const prefix = rel === '' ? '' : `${rel}/`;
     // Sort keys: a "/" after each subdirectory's name makes the depth-first order the
@@ -109,7 +110,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       const childRel = prefix + d.name;
       let f: Found | PassedOverReason;
       try {
-        f = classify(dir, d, childRel);
+        f = classify(root, followSymlinks, dir, d, childRel);
       } catch (err) {
         tally.unreadable.push({ path: childRel, reason: describeFsError(err) });
         continue;
