@@ -63,7 +63,7 @@ export function doneWriting(tmp: string): void {
   writing.delete(tmp);
 }
 
-const LEFTOVER_AGE_NS = 60_000_000_000n;
+const LEFTOVER_AGE_MS = 60_000;
 
 function alive(pid: number): boolean {
   try {
@@ -78,10 +78,10 @@ function alive(pid: number): boolean {
  * True when a temporary file is a leftover: its writer is gone (the pid in its name is
  * not alive, or is this process, which is not writing it), or it is older than a minute.
  */
-export function isLeftover(name: string, mtimeNs: bigint, nowNs: bigint): boolean {
+export function isLeftover(name: string, mtimeMs: number, nowMs: number): boolean {
   if (writing.has(name)) return false;
   const m = /-(\d+)-[a-z0-9]+$/.exec(name);
   const pid = m ? Number(m[1]) : Number.NaN;
   if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || !alive(pid)) return true;
-  return nowNs - mtimeNs > LEFTOVER_AGE_NS;
+  return nowMs - mtimeMs > LEFTOVER_AGE_MS;
 }

@@ -68,10 +68,10 @@ export interface HostDisk extends DiskPort {
 export function metaOf(st: StatInfo): FileMeta {
   return {
     size: st.size,
-    mtimeMs: Number(st.mtimeNs) / 1e6,
-    ctimeMs: Number(st.ctimeNs) / 1e6,
+    mtimeMs: st.mtimeSec * 1000 + st.mtimeNsec / 1e6,
+    ctimeMs: st.ctimeSec * 1000 + st.ctimeNsec / 1e6,
     mode: st.mode,
-    fingerprint: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
+    fingerprint: `${st.ino}:${st.size}:${st.mtimeSec}.${st.mtimeNsec}:${st.ctimeSec}.${st.ctimeNsec}`,
   };
 }
 

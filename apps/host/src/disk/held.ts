@@ -65,7 +65,18 @@ function infoOf(st: BigIntStats): StatInfo {
               : st.isBlockDevice()
                 ? 'block device'
                 : 'unknown';
-  return { type, dev: st.dev, ino: st.ino, mode: Number(st.mode) & 0o7777, size: Number(st.size), mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
+  const ns = 1_000_000_000n;
+  return {
+    type,
+    dev: Number(st.dev),
+    ino: Number(st.ino),
+    mode: Number(st.mode) & 0o7777,
+    size: Number(st.size),
+    mtimeSec: Number(st.mtimeNs / ns),
+    mtimeNsec: Number(st.mtimeNs % ns),
+    ctimeSec: Number(st.ctimeNs / ns),
+    ctimeNsec: Number(st.ctimeNs % ns),
+  };
 }
 
 function syncFd(fd: number): void {

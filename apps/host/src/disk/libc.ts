@@ -8,16 +8,18 @@
  */
 import { dlopen, FFIType, ptr, read } from 'bun:ffi';
 
-/** A stat as the disk uses it: the file's type, identity and times in nanoseconds. */
+/** A stat as the disk uses it: the file's type, identity, and times as whole seconds and nanoseconds. */
 export interface StatInfo {
   readonly type: 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'character device' | 'block device' | 'unknown';
-  readonly dev: bigint;
-  readonly ino: bigint;
+  readonly dev: number;
+  readonly ino: number;
   /** Permission bits. */
   readonly mode: number;
   readonly size: number;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
+  readonly mtimeSec: number;
+  readonly mtimeNsec: number;
+  readonly ctimeSec: number;
+  readonly ctimeNsec: number;
 }
 
 /** Open flags, Linux values. */
@@ -139,20 +141,23 @@ function bind(): Libc | null {
   const errno = (): number => read.i32(c.__errno_location() as NonNullable<ReturnType<typeof c.__errno_location>>, 0);
   // struct stat: the mode sits at 24 on x86-64 and at 16 on arm64; the rest lines up.
   const modeAt = process.arch === 'x64' ? 24 : 16;
-  const buf = new BigInt64Array(20);
-  const bytes = new Uint8Array(buf.buffer);
-  const view = new DataView(buf.buffer);
+  const bytes = new Uint8Array(160);
+  const view = new DataView(bytes.buffer);
   const bufPtr = ptr(bytes);
+  // 64-bit fields read as two 32-bit halves: plain numbers, no BigInt on every stat of a walk.
+  const u64 = (at: number) => view.getUint32(at + 4, true) * 4294967296 + view.getUint32(at, true);
   const info = (): StatInfo => {
     const mode = view.getUint32(modeAt, true);
     return {
       type: typeOf(mode),
-      dev: buf[0],
-      ino: buf[1],
+      dev: u64(0),
+      ino: u64(8),
       mode: mode & 0o7777,
-      size: Number(buf[6]),
-      mtimeNs: buf[11] * 1_000_000_000n + buf[12],
-      ctimeNs: buf[13] * 1_000_000_000n + buf[14],
+      size: u64(48),
+      mtimeSec: u64(88),
+      mtimeNsec: view.getUint32(96, true),
+      ctimeSec: u64(104),
+      ctimeNsec: view.getUint32(112, true),
     };
   };
   const dir = (fd: number) => (fd === -1 ? AT_FDCWD : fd);

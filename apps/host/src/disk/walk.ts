@@ -94,7 +94,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
   const { root, rules, followSymlinks, cap } = options;
   let seen = 0;
   const visited = new Set<string>();
-  const nowNs = BigInt(Date.now()) * 1_000_000n;
+  const nowMs = Date.now();
   const count = (reason: PassedOverReason, path: string, directory: boolean) => {
     tally.passedOver[reason] = (tally.passedOver[reason] ?? 0) + 1;
     options.onPassOver?.(path, reason, directory);
@@ -124,7 +124,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
         count('not a regular file or directory', childRel, false);
         continue;
       }
-      if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && isLeftover(d.name, f.info.mtimeNs, nowNs)) {
+      if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && isLeftover(d.name, f.info.mtimeSec * 1000, nowMs)) {
         try {
           dir.unlink(d.name);
         } catch {
@@ -214,7 +214,7 @@ export function walk(options: WalkOptions, tally: WalkTally): WalkEntry[] {
  * not followed. Faults are ignored: a sweep is tidying, never a reason to fail.
  */
 export function sweepTree(root: string, rules: WalkRules): void {
-  const nowNs = BigInt(Date.now()) * 1_000_000n;
+  const nowMs = Date.now();
   const sweep = (dir: HeldDir, rel: string) => {
     const prefix = rel === '' ? '' : `${rel}/`;
     for (const d of dir.entries()) {
@@ -236,7 +236,7 @@ export function sweepTree(root: string, rules: WalkRules): void {
       } else if (d.name.startsWith(TEMP_PREFIX)) {
         try {
           const st = dir.lstat(d.name);
-          if (st?.type === 'file' && isLeftover(d.name, st.mtimeNs, nowNs)) dir.unlink(d.name);
+          if (st?.type === 'file' && isLeftover(d.name, st.mtimeSec * 1000, nowMs)) dir.unlink(d.name);
         } catch {
           // gone, or not ours to remove
         }
