@@ -47,7 +47,7 @@ export interface HeldDir {
 }
 
 /** A stat of an open descriptor, as {@link StatInfo}. */
-export const fstatInfo: (fd: number) => StatInfo = libc ? (fd) => libc!.fstat(fd) : (fd) => infoOf(fstatSync(fd, { bigint: true }));
+export const fstatInfo = (fd: number): StatInfo => (holdsByDescriptor ? libc!.fstat(fd) : infoOf(fstatSync(fd, { bigint: true })));
 
 function infoOf(st: BigIntStats): StatInfo {
   const type: StatInfo['type'] = st.isFile()
@@ -153,12 +153,27 @@ function pathDir(abs: string): HeldDir {
   };
 }
 
-/** True when directories are held by descriptor here (Linux with libc through `bun:ffi`). */
-export const holdsByDescriptor = libc !== null;
+/** True where a held directory can be listed through `/proc/self/fd` (a container may lack /proc). */
+function procListsDescriptors(): boolean {
+  if (libc === null) return false;
+  let fd: number | undefined;
+  try {
+    fd = libc.openat(-1, '/', DIR_FLAGS);
+    readdirSync(`/proc/self/fd/${fd}`);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** True when directories are held by descriptor here (Linux with libc through `bun:ffi`, and /proc). */
+export const holdsByDescriptor = procListsDescriptors();
 
 /** Opens the mount root (an absolute, real path) as a held directory. */
 export function openRoot(root: string): HeldDir {
-  if (libc) return fdDir(libc.openat(-1, root, O.RDONLY | O.DIRECTORY | O.CLOEXEC));
+  if (holdsByDescriptor) return fdDir(libc!.openat(-1, root, O.RDONLY | O.DIRECTORY | O.CLOEXEC));
   const st = lstatSync(root);
   if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: "${root}"`), { code: 'ENOTDIR' });
   return pathDir(root);
