@@ -97,7 +97,8 @@ describe('the disk port', () => {
   test('a stat gives a fingerprint that changes when the bytes do', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'a'), 'one');
-    const disk = port(root);
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000, timestampGranularityMs: 20 });
+    await Bun.sleep(40); // past the granularity: a stat now vouches for the bytes
     const first = await disk.stat('a');
     const same = await disk.stat('a');
     writeFileSync(join(root, 'a'), 'two!');
@@ -107,6 +108,25 @@ describe('the disk port', () => {
     expect(await disk.stat('missing')).toEqual({ kind: 'absent' });
     mkdirSync(join(root, 'd'));
     expect((await disk.stat('d')).kind).toBe('unobservable');
+  });
+
+  test('a fingerprint taken within the timestamp granularity is not evidence (racily clean)', async () => {
+    const root = tempDir();
+    // A file system keeping whole seconds, simulated on this one: a same-size save in the
+    // same second keeps inode, size, mtime and ctime.
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000, coarseTimesMs: 1000 });
+    writeFileSync(join(root, 'a'), 'aaaa');
+    const seen = await disk.stat('a');
+    writeFileSync(join(root, 'a'), 'bbbb');
+    const later = await disk.stat('a');
+    if (seen.kind !== 'file' || later.kind !== 'file') throw new Error('expected files');
+    expect(later.meta.fingerprint).not.toBe(seen.meta.fingerprint);
+    // Once the second is over, an unchanged file's stats agree again.
+    await Bun.sleep(1100);
+    const settled = await disk.stat('a');
+    const again = await disk.stat('a');
+    if (settled.kind !== 'file' || again.kind !== 'file') throw new Error('expected files');
+    expect(again.meta.fingerprint).toBe(settled.meta.fingerprint);
   });
 
   test('a write refuses where disk no longer holds what the decision saw', async () => {

@@ -9,7 +9,8 @@ import { accessSync, closeSync, constants, fsyncSync, readSync, statSync, writeS
 import { isAbsolute } from 'node:path';
 import type { DiskPort, Expectation, FileMeta, Observation, Reading, RootLocation, UnlinkResult, Walk, WriteResult } from '@ws/reconcile';
 import { type Boundary, boundary, doneWriting, tempName } from './boundary.ts';
-import { fstatInfo, type HeldDir } from './held.ts';
+import { fileMeta, probeGranularity, sameFile, sameFileMoved, sameStat, type TimeKeeping } from './fingerprint.ts';
+import { fstatInfo, type HeldDir, openRoot } from './held.ts';
 import type { StatInfo } from './libc.ts';
 import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
 import type { WalkRules } from './rules.ts';
@@ -30,6 +31,10 @@ export interface DiskOptions {
   readonly protect?: readonly string[];
   /** The mount's name, for the paths its sentences show (`work/a.txt`). */
   readonly mount?: string;
+  /** The file system's timestamp granularity in ms; learned from the root's times where not given. */
+  readonly timestampGranularityMs?: number;
+  /** Keep times as a coarse file system would (truncated to this many ms): tests simulate one so. */
+  readonly coarseTimesMs?: number;
 }
 
 /** Why a tool names a path: to look at it, or to change it (protected paths refuse that). */
@@ -61,19 +66,6 @@ export interface HostDisk extends DiskPort {
   walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
 }
 
-/**
- * The metadata of a stat. The fingerprint is inode, size, mtime and ctime in nanoseconds,
- * so a rewrite of the same size within a millisecond still changes it.
- */
-export function metaOf(st: StatInfo): FileMeta {
-  return {
-    size: st.size,
-    mtimeMs: st.mtimeSec * 1000 + st.mtimeNsec / 1e6,
-    ctimeMs: st.ctimeSec * 1000 + st.ctimeNsec / 1e6,
-    mode: st.mode,
-    fingerprint: `${st.ino}:${st.size}:${st.mtimeSec}.${st.mtimeNsec}:${st.ctimeSec}.${st.ctimeNsec}`,
-  };
-}
 
 /** A resolved leaf, for one effect. */
 type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string } | { readonly ok: false; readonly message: string } | { readonly ok: 'missing' };
@@ -82,6 +74,11 @@ type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string } 
 interface Disk {
   readonly options: DiskOptions;
   readonly bounds: Boundary;
+  readonly time: TimeKeeping;
+}
+
+function metaOf(disk: Disk, st: StatInfo): FileMeta {
+  return fileMeta(disk.time, st);
 }
 
 function leaves(rel: string): boolean {
@@ -141,10 +138,10 @@ function contain(disk: Disk, path: string, purpose: Purpose): Containment {
 }
 
 /** What is at `name` in `dir`, as an observation (symlinks and other non-files are unobservable). */
-function observeIn(dir: HeldDir, name: string): Observation {
+function observeIn(disk: Disk, dir: HeldDir, name: string): Observation {
   const st = dir.lstat(name);
   if (st === null) return { kind: 'absent' };
-  if (st.type === 'file') return { kind: 'file', meta: metaOf(st) };
+  if (st.type === 'file') return { kind: 'file', meta: metaOf(disk, st) };
   if (st.type === 'directory') return { kind: 'unobservable', reason: diskWords.directoryThere };
   if (st.type === 'symlink') return { kind: 'unobservable', reason: diskWords.isLink };
   return { kind: 'unobservable', reason: diskWords.notRegular(st.type) };
@@ -176,7 +173,7 @@ function kindOf(disk: Disk, path: string): PathKind {
     try {
       const st = where.dir.lstat(where.name);
       if (st === null) return danglingOr(disk, path, { kind: 'absent' });
-      if (st.type === 'file') return { kind: 'file', meta: metaOf(st) };
+      if (st.type === 'file') return { kind: 'file', meta: metaOf(disk, st) };
       if (st.type === 'directory') return { kind: 'directory' };
       return { kind: 'other', reason: st.type === 'symlink' ? linkClause(disk) : diskWords.notRegular(st.type) };
     } finally {
@@ -194,10 +191,10 @@ function stat(disk: Disk, path: string): Observation {
 }
 
 /** Reads an open regular file whole; null when it changed while it was read. */
-function readOpen(fd: number, maxBytes: number): Reading | null {
+function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
   const before = fstatInfo(fd);
   if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
-  const meta = metaOf(before);
+  const meta = metaOf(disk, before);
   if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
   const bytes = new Uint8Array(meta.size);
   let off = 0;
@@ -206,8 +203,7 @@ function readOpen(fd: number, maxBytes: number): Reading | null {
     if (n === 0) break;
     off += n;
   }
-  const after = metaOf(fstatInfo(fd));
-  return off === bytes.length && after.fingerprint === meta.fingerprint ? { kind: 'file', meta, bytes } : null;
+  return off === bytes.length && sameStat(before, fstatInfo(fd)) ? { kind: 'file', meta, bytes } : null;
 }
 
 function readFile(disk: Disk, path: string, maxBytes: number): Reading {
@@ -218,12 +214,12 @@ function readFile(disk: Disk, path: string, maxBytes: number): Reading {
       if (where.ok === false) return { kind: 'unobservable', reason: where.message };
       try {
         // A stat first: a FIFO or a device is refused without being opened at all.
-        const seen = observeIn(where.dir, where.name);
+        const seen = observeIn(disk, where.dir, where.name);
         if (seen.kind === 'absent') return seen;
         if (seen.kind === 'unobservable') return seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen;
         const fd = where.dir.openFile(where.name, 'read');
         try {
-          const got = readOpen(fd, maxBytes);
+          const got = readOpen(disk, fd, maxBytes);
           if (got !== null) return got;
         } finally {
           closeSync(fd);
@@ -248,7 +244,7 @@ function matches(now: Observation, expect: Expectation): boolean {
     case 'absent':
       return now.kind === 'absent';
     case 'file':
-      return now.kind === 'file' && now.meta.fingerprint === expect.fingerprint;
+      return now.kind === 'file' && sameFile(now.meta.fingerprint, expect.fingerprint);
   }
 }
 
@@ -265,6 +261,50 @@ function writeBytes(fd: number, bytes: Uint8Array): void {
   let off = 0;
   while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
   fsyncSync(fd);
+}
+
+/** True where the system refused an atomic rename flag this file system lacks (then the plain rename is used). */
+function unsupported(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'EINVAL' || code === 'ENOSYS' || code === 'EOPNOTSUPP';
+}
+
+/**
+ * Puts the written temporary file `tmp` in as `name`, as the kernel allows most narrowly:
+ * over a file, exchanged in and the file that came out checked against `expect` (put
+ * back on a mismatch); where nothing is expected, renamed only if nothing appeared;
+ * elsewhere, checked and then renamed. Null when done; else why not (tmp then still
+ * exists, or has been removed along with a put-back file's stand-in).
+ */
+function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expectation): WriteResult | null {
+  const stop = checkEffect(observeIn(disk, dir, name), expect);
+  if (stop !== null) return stop;
+  const atomic = dir.atomic;
+  try {
+    if (atomic !== null && expect.kind === 'absent') {
+      atomic.renameNoReplace(tmp, name);
+      return null;
+    }
+    if (atomic !== null && expect.kind === 'file') {
+      const ours = dir.lstat(tmp);
+      atomic.exchange(tmp, name);
+      const out = dir.lstat(tmp);
+      if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+        dir.unlink(tmp);
+        return null;
+      }
+      // A save landed between the check and the exchange: put it back, unless another already replaced ours.
+      const now = dir.lstat(name);
+      if (ours !== null && now !== null && now.ino === ours.ino) atomic.exchange(tmp, name);
+      return { kind: 'refused', now: observeIn(disk, dir, name) };
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EEXIST' || code === 'ENOENT') return { kind: 'refused', now: observeIn(disk, dir, name) };
+    if (!unsupported(err)) throw err;
+  }
+  dir.rename(tmp, name);
+  return null;
 }
 
 function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: Expectation): WriteResult {
@@ -287,14 +327,13 @@ function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | n
     } finally {
       closeSync(fd);
     }
-    // The point of effect: disk still holds what was decided on, in the very directory held.
-    const stop = checkEffect(observeIn(dir, name), expect);
+    // The point of effect, in the very directory held.
+    const stop = putIn(disk, dir, tmp, name, expect);
     if (stop !== null) return stop;
-    dir.rename(tmp, name);
     made = false;
     const st = dir.lstat(name);
     if (st === null || st.type !== 'file') return { kind: 'failed', reason: describeFsError({ code: 'ENOENT' }) };
-    return { kind: 'done', meta: metaOf(st) };
+    return { kind: 'done', meta: metaOf(disk, st) };
   } catch (err) {
     return { kind: 'failed', reason: describeFsError(err) };
   } finally {
@@ -310,6 +349,43 @@ function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | n
   }
 }
 
+/**
+ * Removes `name` where it holds what `expect` says: moved aside first (only where nothing
+ * else took the aside name), the file moved checked, then removed — or moved back.
+ */
+function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectation): UnlinkResult {
+  const now = observeIn(disk, dir, name);
+  const stop = checkEffect(now, expect);
+  if (stop !== null) return stop as UnlinkResult;
+  if (now.kind === 'absent') return { kind: 'done' };
+  if (dir.atomic === null || expect.kind !== 'file') {
+    dir.unlink(name);
+    return { kind: 'done' };
+  }
+  const aside = tempName(name);
+  try {
+    dir.atomic.renameNoReplace(name, aside);
+    const out = dir.lstat(aside);
+    if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+      dir.unlink(aside);
+      return { kind: 'done' };
+    }
+    // A save landed meanwhile: put it back (a newer file made at the name in between wins, and the moved one goes).
+    try {
+      dir.atomic.renameNoReplace(aside, name);
+    } catch {
+      dir.unlink(aside);
+    }
+    return { kind: 'refused', now: observeIn(disk, dir, name) };
+  } catch (err) {
+    if (!unsupported(err)) throw err;
+    dir.unlink(name);
+    return { kind: 'done' };
+  } finally {
+    doneWriting(aside);
+  }
+}
+
 function unlinkFile(disk: Disk, path: string, expect: Expectation): UnlinkResult {
   let where: Leaf;
   try {
@@ -320,12 +396,7 @@ function unlinkFile(disk: Disk, path: string, expect: Expectation): UnlinkResult
   if (where.ok === 'missing') return matches({ kind: 'absent' }, expect) ? { kind: 'done' } : { kind: 'refused', now: { kind: 'absent' } };
   if (where.ok === false) return { kind: 'failed', reason: where.message };
   try {
-    const now = observeIn(where.dir, where.name);
-    const stop = checkEffect(now, expect);
-    if (stop !== null) return stop as UnlinkResult;
-    if (now.kind === 'absent') return { kind: 'done' };
-    where.dir.unlink(where.name);
-    return { kind: 'done' };
+    return removeChecked(disk, where.dir, where.name, expect);
   } catch (err) {
     if ((err as { code?: string }).code === 'ENOENT') return { kind: 'done' };
     return { kind: 'failed', reason: describeFsError(err) };
@@ -347,7 +418,7 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
     tally,
     (path, kind, info) => {
       if (kind === 'directory') directories.push(path);
-      else if (info !== null) files.push({ path, meta: metaOf(info) });
+      else if (info !== null) files.push({ path, meta: metaOf(disk, info) });
     },
   );
   return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
@@ -382,12 +453,33 @@ function syncUp(disk: Disk, dir: string): void {
   }
 }
 
+/** The mount's time keeping: as given, or learned from the root's own times. */
+function timeKeeping(options: DiskOptions): TimeKeeping {
+  const coarseMs = options.coarseTimesMs ?? null;
+  let granularityMs = options.timestampGranularityMs ?? coarseMs ?? undefined;
+  if (granularityMs === undefined) {
+    let root: StatInfo | null = null;
+    try {
+      const dir = openRoot(options.root);
+      try {
+        root = dir.lstat('.');
+      } finally {
+        dir.close();
+      }
+    } catch {
+      // unreadable root: assume the coarsest
+    }
+    granularityMs = probeGranularity(root);
+  }
+  return { granularityMs, coarseMs, now: Date.now };
+}
+
 /**
  * The disk of one mount. Sweeps ws's leftover temporary files from the tree first (a
  * writer killed mid-write leaves one; see `isLeftover`).
  */
 export function diskPort(options: DiskOptions): HostDisk {
-  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []) };
+  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options) };
   sweepTree(options.root, options.rules);
   return {
     root: options.root,

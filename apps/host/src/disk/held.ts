@@ -37,6 +37,12 @@ export interface HeldDir {
   mkdir(name: string): void;
   /** Renames within this directory. */
   rename(from: string, to: string): void;
+  /**
+   * Swaps two names in this directory atomically, and renames only where nothing is at
+   * the target: null where the system has neither (the fallback), so a caller checks
+   * and then renames instead.
+   */
+  readonly atomic: { exchange(a: string, b: string): void; renameNoReplace(from: string, to: string): void } | null;
   unlink(name: string): void;
   readlink(name: string): string;
   /** The entries of this directory. */
@@ -100,6 +106,10 @@ function fdDir(fd: number): HeldDir {
     openDir: (name) => fdDir(c.openat(fd, name, DIR_FLAGS)),
     mkdir: (name) => c.mkdirat(fd, name, 0o777),
     rename: (from, to) => c.renameat(fd, from, fd, to),
+    atomic: {
+      exchange: (a, b) => c.exchangeat(fd, a, fd, b),
+      renameNoReplace: (from, to) => c.renameNoReplaceAt(fd, from, fd, to),
+    },
     unlink: (name) => c.unlinkat(fd, name, false),
     readlink: (name) => c.readlinkat(fd, name),
     // The magic link names the held directory itself, not the path it was opened by.
@@ -135,6 +145,7 @@ function pathDir(abs: string): HeldDir {
     },
     mkdir: (name) => mkdirSync(at(name)),
     rename: (from, to) => renameSync(at(from), at(to)),
+    atomic: null,
     unlink: (name) => unlinkSync(at(name)),
     readlink: (name) => readlinkSync(at(name)),
     entries: () => readdirSync(abs, { withFileTypes: true }),

@@ -62,7 +62,9 @@ const ERRNO: Record<number, string> = {
   30: 'EROFS',
   36: 'ENAMETOOLONG',
   39: 'ENOTEMPTY',
+  38: 'ENOSYS',
   40: 'ELOOP',
+  95: 'EOPNOTSUPP',
   122: 'EDQUOT',
 };
 
@@ -101,6 +103,8 @@ export interface Libc {
   renameat(fromDir: number, from: string, toDir: number, to: string): void;
   /** Swaps two names atomically (Linux `renameat2` with RENAME_EXCHANGE). */
   exchangeat(fromDir: number, from: string, toDir: number, to: string): void;
+  /** Renames only where nothing is at `to` (RENAME_NOREPLACE); EEXIST otherwise. */
+  renameNoReplaceAt(fromDir: number, from: string, toDir: number, to: string): void;
   unlinkat(dirfd: number, name: string, directory: boolean): void;
   /** A stat of `name` in `dirfd`, not following a symlink there; null when it does not exist. */
   lstatat(dirfd: number, name: string): StatInfo | null;
@@ -178,6 +182,9 @@ function bind(): Libc | null {
     },
     exchangeat(fromDir, from, toDir, to) {
       if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to), 2) < 0) throw sysError(errno(), 'rename', to);
+    },
+    renameNoReplaceAt(fromDir, from, toDir, to) {
+      if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to), 1) < 0) throw sysError(errno(), 'rename', to);
     },
     unlinkat(dirfd, name, directory) {
       if (c.unlinkat(dir(dirfd), cstr(name), directory ? AT_REMOVEDIR : 0) < 0) throw sysError(errno(), 'unlink', name);
