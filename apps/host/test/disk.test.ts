@@ -38,6 +38,36 @@ describe('containment', () => {
   });
 });
 
+describe('one spelling for every check', () => {
+  const root = tempDir();
+  mkdirSync(join(root, '.git'), { recursive: true });
+  writeFileSync(join(root, '.git/config'), 'orig');
+  const disk = diskPort({ root, rules: walkRules([], '.ws/store.sqlite'), followSymlinks: false, walkCap: 100, storeRel: '.ws/store.sqlite', protect: ['.git/'] });
+  const cases: [string, string | null][] = [
+    ['.git/./config', 'mount.protect'],
+    ['./.git/config', 'mount.protect'],
+    ['.git//config', 'mount.protect'],
+    ['.git\0/config', 'NUL'],
+    ['.ws/./store.sqlite', "ws's own file"],
+    ['./.ws-tmp-x-1-abc', "ws's own file"],
+    ['a/./b.txt', null],
+    ['./', null],
+  ];
+  for (const [path, refused] of cases) {
+    test(`${JSON.stringify(path)} is ${refused === null ? 'allowed' : `refused (${refused})`} for a change`, async () => {
+      const named = path.replace('\\0', '\0');
+      const r = disk.contain(named, 'change');
+      expect(r.ok).toBe(refused === null);
+      if (!r.ok && refused !== null) expect(r.message).toContain(refused);
+      if (refused !== null && named !== './') {
+        const w = await disk.write(named, enc('pwned'), { mode: null, expect: { kind: 'any' } });
+        expect(w.kind).toBe('failed');
+      }
+      expect(readFileSync(join(root, '.git/config'), 'utf8')).toBe('orig');
+    });
+  }
+});
+
 describe('atomic writes', () => {
   test('a write creates parents, keeps the mode it is given, and leaves no temporary file', async () => {
     const root = tempDir();

@@ -35,6 +35,8 @@ export interface DiskOptions {
   readonly timestampGranularityMs?: number;
   /** Keep times as a coarse file system would (truncated to this many ms): tests simulate one so. */
   readonly coarseTimesMs?: number;
+  /** False: check, then plain rename (no exchange-then-verify); the benchmark's reference. */
+  readonly replaceGuard?: boolean;
 }
 
 /** Why a tool names a path: to look at it, or to change it (protected paths refuse that). */
@@ -104,11 +106,23 @@ function bounded(disk: Disk, shown: string, rel: string, purpose: Purpose): stri
   return null;
 }
 
+/** `a//b/./c` as `a/b/c`: the one spelling every check and the resolution see. */
+function normal(path: string): string {
+  return path
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
+}
+
 /** Resolves `path` for one effect: the held directory and the name in it, or why not. */
-function locate(disk: Disk, path: string, purpose: Purpose, how: { create: boolean; followLeaf: boolean }): Leaf {
+function locate(disk: Disk, named: string, purpose: Purpose, how: { create: boolean; followLeaf: boolean }): Leaf {
+  if (leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
+  const path = normal(named);
   if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
-  const named = bounded(disk, shown(disk, path), path, purpose);
-  if (named !== null) return { ok: false, message: named };
+  // A NUL would end the name the system sees early, past every check made on the whole.
+  if (path.includes('\0')) return { ok: false, message: diskWords.nulInPath(shown(disk, path)) };
+  const own = bounded(disk, shown(disk, path), path, purpose);
+  if (own !== null) return { ok: false, message: own };
   const { root, followSymlinks } = disk.options;
   const r = resolvePath(root, path, { follow: followSymlinks, create: how.create, followLeaf: how.followLeaf });
   if (!r.ok) return refusal(shown(disk, path), r.why);
@@ -121,8 +135,9 @@ function locate(disk: Disk, path: string, purpose: Purpose, how: { create: boole
 }
 
 function contain(disk: Disk, path: string, purpose: Purpose): Containment {
-  const abs = path === '' ? disk.options.root : `${disk.options.root}/${path}`;
-  if (path === '') return { ok: true, abs };
+  if (leaves(path)) return { ok: false, message: diskWords.leaves(shown(disk, path)) };
+  const abs = normal(path) === '' ? disk.options.root : `${disk.options.root}/${normal(path)}`;
+  if (normal(path) === '') return { ok: true, abs };
   try {
     const where = locate(disk, path, purpose, { create: false, followLeaf: true });
     if (where.ok === false) return where;
@@ -165,7 +180,7 @@ function danglingOr(disk: Disk, path: string, absent: PathKind): PathKind {
 }
 
 function kindOf(disk: Disk, path: string): PathKind {
-  if (path === '') return { kind: 'directory' };
+  if (normal(path) === '' && !leaves(path)) return { kind: 'directory' };
   try {
     const where = locate(disk, path, 'read', { create: false, followLeaf: true });
     if (where.ok === 'missing') return danglingOr(disk, path, { kind: 'absent' });
@@ -279,7 +294,7 @@ function unsupported(err: unknown): boolean {
 function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expectation): WriteResult | null {
   const stop = checkEffect(observeIn(disk, dir, name), expect);
   if (stop !== null) return stop;
-  const atomic = dir.atomic;
+  const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
   try {
     if (atomic !== null && expect.kind === 'absent') {
       atomic.renameNoReplace(tmp, name);
@@ -358,13 +373,14 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectati
   const stop = checkEffect(now, expect);
   if (stop !== null) return stop as UnlinkResult;
   if (now.kind === 'absent') return { kind: 'done' };
-  if (dir.atomic === null || expect.kind !== 'file') {
+  const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
+  if (atomic === null || expect.kind !== 'file') {
     dir.unlink(name);
     return { kind: 'done' };
   }
   const aside = tempName(name);
   try {
-    dir.atomic.renameNoReplace(name, aside);
+    atomic.renameNoReplace(name, aside);
     const out = dir.lstat(aside);
     if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
       dir.unlink(aside);
@@ -372,7 +388,7 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectati
     }
     // A save landed meanwhile: put it back (a newer file made at the name in between wins, and the moved one goes).
     try {
-      dir.atomic.renameNoReplace(aside, name);
+      atomic.renameNoReplace(aside, name);
     } catch {
       dir.unlink(aside);
     }
@@ -414,7 +430,7 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
   const where = contain(disk, dir, 'read');
   if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
   visitTree(
-    { root, from: dir, rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
+    { root, from: normal(dir), rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
     tally,
     (path, kind, info) => {
       if (kind === 'directory') directories.push(path);

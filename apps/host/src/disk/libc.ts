@@ -32,7 +32,6 @@ export const O = {
   DIRECTORY: 0o200000,
   NOFOLLOW: 0o400000,
   CLOEXEC: 0o2000000,
-  PATH: 0o10000000,
 } as const;
 
 const AT_FDCWD = -100;

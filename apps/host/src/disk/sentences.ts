@@ -16,6 +16,7 @@ export const diskWords = {
   leaves: (rel: string) => `${quoted(rel)} leaves the mount; use a path inside it, without ".." or a leading "/".`,
   throughLink: (rel: string) => `${quoted(rel)} passes through a symbolic link, and this mount does not follow links.`,
   outside: (rel: string) => `${quoted(rel)} is a symbolic link to a place outside the mount, so it is refused.`,
+  nulInPath: (rel: string) => `${quoted(rel.replaceAll('\0', '\\0'))} holds a NUL character, which no file name can; use the name without it.`,
   loop: (rel: string) => `${quoted(rel)} passes through too many symbolic links.`,
   ownFile: (rel: string) => `${quoted(rel)} is ws's own file (its store or a temporary file); no tool reads or changes it.`,
   protectedPath: (rel: string) =>
