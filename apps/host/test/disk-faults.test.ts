@@ -35,6 +35,8 @@ describe('a directory removed mid-walk', () => {
       expect(seen).toContain('c/inner/f.txt');
       expect(seen.filter((p) => p.startsWith('b/') || p.startsWith('a/inner/') || p.startsWith('link/'))).toEqual([]);
       expect(tally.unreadable).toEqual([]);
+      // Each is skipped with a reason a person reads in ls, sync and status.
+      expect(tally.passedOver['a directory that vanished during the walk']).toBe(follow ? 3 : 2);
     });
   }
 });

@@ -15,7 +15,8 @@ export type PassedOverReason =
   | 'ws temporary file'
   | 'symbolic link (the mount does not follow links)'
   | 'symbolic link leading outside the mount'
-  | 'not a regular file or directory';
+  | 'not a regular file or directory'
+  | 'a directory that vanished during the walk';
 
 /**
  * Editors' swap, backup and lock files — `*.swp`, `*.swo`, `*.swx`, `*~`, `.#*`, `#*#` and

@@ -163,13 +163,18 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
         dir = parent.openDir(rel.slice(rel.lastIndexOf('/') + 1));
       } else {
         const opened = openDirectory(root, rel, followSymlinks);
-        if (!opened.ok) return true;
+        if (!opened.ok) {
+          if (rel !== options.from) count('a directory that vanished during the walk', rel, true);
+          return true;
+        }
         dir = opened.dir;
       }
     } catch (err) {
-      // A directory that is gone (or was swapped for a link or a file) holds nothing now.
+      // A directory that is gone (or was swapped for a link or a file) holds nothing now:
+      // it is counted, and a pass looks at what it held there by name.
       const code = (err as { code?: string }).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') tally.unreadable.push({ path: rel, reason: describeFsError(err) });
+      else if (rel !== options.from) count('a directory that vanished during the walk', rel, true);
       return true;
     }
     try {
