@@ -37,6 +37,18 @@ describe('config', () => {
     expect(c.mounts[0]).toMatchObject({ name: 'src', root: join(dir, 'src'), backend: 'direct', readOnly: true });
   });
 
+  test('mount.protect is .git/ by default, a person can clear it, and it must be a list of patterns', () => {
+    const dir = tempDir();
+    expect(defaultConfig(dir).mounts[0].protect).toEqual(['.git/']);
+    const cleared = checkConfig({ mount: [{ name: 'w', path: '.', protect: [] }] }, 'ws.toml', dir);
+    expect(cleared.mounts[0].protect).toEqual([]);
+    const mine = checkConfig({ mount: [{ name: 'w', path: '.', protect: ['.git/', 'secrets/**'] }] }, 'ws.toml', dir);
+    expect(mine.mounts[0].protect).toEqual(['.git/', 'secrets/**']);
+    expect(configError({ mount: [{ name: 'w', path: '.', protect: '.git/' }] }, dir)).toBe(
+      'ws.toml: mount[0].protect must be a list of gitignore patterns (strings).',
+    );
+  });
+
   test('an unknown key is named with what is allowed', () => {
     const dir = tempDir();
     const msg = configError({ mount: [{ name: 'w', path: '.', colour: 'red' }] }, dir);
