@@ -159,6 +159,20 @@ describe('the disk port', () => {
     expect(again.meta.fingerprint).toBe(settled.meta.fingerprint);
   });
 
+  test('a file emptied just now (a save between its truncate and its write) is looked at again before it is read as empty', async () => {
+    const root = tempDir();
+    const disk = port(root);
+    writeFileSync(join(root, 'a'), '');
+    // The save's write lands while the read settles (timers run in order: 4 ms < 2 + 5 ms).
+    setTimeout(() => writeFileSync(join(root, 'a'), 'saved'), 4);
+    const r = await disk.read('a', 100);
+    expect(r.kind === 'file' && r.bytes !== null ? new TextDecoder().decode(r.bytes) : r.kind).toBe('saved');
+    // A file that stays empty is empty.
+    writeFileSync(join(root, 'b'), '');
+    const b = await disk.read('b', 100);
+    expect(b.kind === 'file' && b.bytes?.length).toBe(0);
+  });
+
   test('a write refuses where disk no longer holds what the decision saw', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'a'), 'one');

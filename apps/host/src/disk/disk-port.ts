@@ -221,35 +221,56 @@ function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
   return off === bytes.length && sameStat(before, fstatInfo(fd)) ? { kind: 'file', meta, bytes } : null;
 }
 
-function readFile(disk: Disk, path: string, maxBytes: number): Reading {
-  for (let attempt = 0; attempt < 3; attempt++) {
+/** One look at a file: final, changing while read, or empty just now (perhaps a save caught between truncate and write). */
+type Look = { readonly kind: 'final' | 'emptied'; readonly reading: Reading } | { readonly kind: 'changing' };
+
+function readOnce(disk: Disk, path: string, maxBytes: number): Look {
+  const final = (reading: Reading): Look => ({ kind: 'final', reading });
+  try {
+    const where = locate(disk, path, 'read', { create: false, followLeaf: true });
+    if (where.ok === 'missing') return final({ kind: 'absent' });
+    if (where.ok === false) return final({ kind: 'unobservable', reason: where.message });
     try {
-      const where = locate(disk, path, 'read', { create: false, followLeaf: true });
-      if (where.ok === 'missing') return { kind: 'absent' };
-      if (where.ok === false) return { kind: 'unobservable', reason: where.message };
+      // A stat first: a FIFO or a device is refused without being opened at all.
+      const seen = observeIn(disk, where.dir, where.name);
+      if (seen.kind === 'absent') return final(seen);
+      if (seen.kind === 'unobservable') return final(seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen);
+      const fd = where.dir.openFile(where.name, 'read');
       try {
-        // A stat first: a FIFO or a device is refused without being opened at all.
-        const seen = observeIn(disk, where.dir, where.name);
-        if (seen.kind === 'absent') return seen;
-        if (seen.kind === 'unobservable') return seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen;
-        const fd = where.dir.openFile(where.name, 'read');
-        try {
-          const got = readOpen(disk, fd, maxBytes);
-          if (got !== null) return got;
-        } finally {
-          closeSync(fd);
-        }
+        const got = readOpen(disk, fd, maxBytes);
+        if (got === null) return { kind: 'changing' };
+        const racy = got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~');
+        return { kind: racy ? 'emptied' : 'final', reading: got };
       } finally {
-        where.dir.close();
+        closeSync(fd);
       }
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'ENOENT') return { kind: 'absent' };
-      if (code === 'ELOOP') return { kind: 'unobservable', reason: diskWords.danglingOrOutsideLink };
-      return { kind: 'unobservable', reason: describeFsError(err) };
+    } finally {
+      where.dir.close();
     }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT') return final({ kind: 'absent' });
+    if (code === 'ELOOP') return final({ kind: 'unobservable', reason: diskWords.danglingOrOutsideLink });
+    return final({ kind: 'unobservable', reason: describeFsError(err) });
   }
-  return { kind: 'unobservable', reason: diskWords.keptChanging };
+}
+
+/** Waits between looks at a file that is changing (or was emptied just now): bounded, 17 ms in all. */
+const SETTLE_MS = [2, 5, 10];
+
+/**
+ * Reads a file whole. A file that changes while it is read, or was emptied within the
+ * timestamp granularity (a save caught between its truncate and its write), is looked
+ * at again after a short settle; one that keeps changing is unobservable, one that stays
+ * empty is empty.
+ */
+async function readFile(disk: Disk, path: string, maxBytes: number): Promise<Reading> {
+  for (let attempt = 0; ; attempt++) {
+    const look = readOnce(disk, path, maxBytes);
+    if (look.kind === 'final') return look.reading;
+    if (attempt >= SETTLE_MS.length) return look.kind === 'emptied' ? look.reading : { kind: 'unobservable', reason: diskWords.keptChanging };
+    await Bun.sleep(SETTLE_MS[attempt]);
+  }
 }
 
 function matches(now: Observation, expect: Expectation): boolean {
@@ -503,7 +524,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     kindOf: (path) => kindOf(disk, path),
     locateRoot: async () => locateRoot(options.root),
     stat: async (path) => stat(disk, path),
-    read: async (path, maxBytes) => readFile(disk, path, maxBytes),
+    read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
     write: async (path, bytes, { mode, expect }) => writeFile(disk, path, bytes, mode, expect),
     unlink: async (path, { expect }) => unlinkFile(disk, path, expect),
