@@ -68,7 +68,6 @@ export interface HostDisk extends DiskPort {
   walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
 }
 
-
 /** A resolved leaf, for one effect. */
 type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string } | { readonly ok: false; readonly message: string } | { readonly ok: 'missing' };
 
