@@ -139,6 +139,16 @@ for (const backend of ['store', 'direct'] as const) {
       expect(existsSync(join(w.root, '.git/hooks'))).toBe(false);
     }, 60_000);
 
+    test('a symlink into .git/ is protected as .git/ is, where the mount follows links', async () => {
+      const w = workspace(backend, ['followSymlinks = true']);
+      symlinkSync('.git', join(w.root, 'repo'));
+      const s = await session(w.config, w.dir);
+      const r = await mcpCall(s.client, 'write', { path: 'm/repo/config', content: '[core]\n\tfsmonitor = x\n' });
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain('mount.protect');
+      expect(readFileSync(join(w.root, '.git/config'), 'utf8')).toBe('[core]\n');
+    }, 60_000);
+
     test('a person can clear it (protect = [])', async () => {
       const w = workspace(backend, ['protect = []']);
       const r = await wsCall(w.dir, 'edit', { path: 'm/.git/config', oldString: '[core]\n', newString: '[core]\n\tbare = false\n' }, ['--config', w.config]);
