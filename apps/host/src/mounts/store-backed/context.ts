@@ -5,7 +5,7 @@
  * through `disk`, `contain` and `isDirectory`, and the store only through `store`; so
  * the disk layer or the store engine can change underneath without touching a verb.
  */
-import type { DiskPort, PassResult, Reconciler, Scope } from '@ws/reconcile';
+import type { DiskPort, PassResult, Reconciler, Scope, TakeDisk } from '@ws/reconcile';
 import type { MountConfig } from '../../config.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
@@ -19,7 +19,7 @@ export type Containment = { readonly ok: true; readonly abs: string } | { readon
 
 /** What a pass may be asked beside its scope. */
 export interface PassOptions {
-  readonly takeDisk?: boolean;
+  readonly takeDisk?: TakeDisk;
   readonly acceptNewRoot?: boolean;
 }
 

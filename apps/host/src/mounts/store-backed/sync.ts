@@ -1,10 +1,13 @@
 /**
- * `sync` on a store-backed mount: disk's changes taken in, for one path (taking disk's
- * copy whatever the workspace held) or a directory. The one rule: only a person's
+ * `sync` on a store-backed mount: disk's changes taken in, for one path, a directory or
+ * the whole mount. A draft disk has not changed is kept and listed (`drafts`, with the
+ * sentence naming `discard`); only a conflict gives the draft up for disk's copy (it
+ * stays in history); a named path the branch doesn't have takes disk's copy in
+ * (`@ws/reconcile`'s README, "Sync and discard"). The one rule: only a person's
  * `ws sync --accept-new-root` accepts a replaced root directory; a tool's sync never
  * does, so a replaced root can't read as every file deleted.
  */
-import type { Refusal, Report } from '@ws/tools';
+import { keptDraftsNote, type Refusal, type Report } from '@ws/tools';
 import { type StoreMountContext, scopeOf } from './context.ts';
 import { passSummary, rootAdvice } from './reports.ts';
 
@@ -14,12 +17,14 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined)
   const whole = path === undefined || path === '';
   const scope = await scopeOf(ctx, path, branch);
   const directory = scope.kind === 'directory';
-  const result = await ctx.pass(scope, whole ? { acceptNewRoot: ctx.memory.acceptingNewRoot } : directory ? {} : { takeDisk: true });
+  const result = await ctx.pass(scope, { takeDisk: directory ? 'sync' : 'sync-path', ...(whole ? { acceptNewRoot: ctx.memory.acceptingNewRoot } : {}) });
   if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
   const summary = passSummary(result);
   const gaveUp = [];
+  const kept: string[] = [];
   for (const r of result.paths) {
     if (r.gaveUp !== null) gaveUp.push({ path: r.path, was: r.gaveUp.state, ...(r.gaveUp.conflict ? { conflict: r.gaveUp.conflict } : {}) });
+    else if (r.state !== 'unverified' && (r.draft === 'draft' || r.draft === 'deletion')) kept.push(r.path);
   }
   const report: Report = {
     mount: ctx.config.name,
@@ -27,6 +32,7 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined)
     scope: directory ? (path ?? '') || '(whole mount)' : path,
     tookIn: summary.tookIn,
     gaveUp,
+    ...(kept.length > 0 ? { drafts: kept, note: keptDraftsNote } : {}),
     conflicts: summary.conflicts,
     unverified: summary.unverified,
     counts: result.counts,
