@@ -111,6 +111,12 @@ describe('the SQLite store', () => {
       ['a.txt', 'disk', h1],
     ]);
     expect(store.history('work', 'a.txt').map((v) => v.source)).toEqual(['write', 'move', 'edit', 'disk']);
+    // One version by its id: the path's own, one a move brought, none of another path's.
+    const [cMove, , aEdit] = store.history('work', 'c.txt');
+    expect(store.version('work', 'c.txt', cMove.seq)).toEqual(cMove);
+    expect(store.version('work', 'c.txt', aEdit.seq)).toEqual(aEdit);
+    expect(store.version('work', 'a.txt', cMove.seq)).toBeNull();
+    expect(store.version('other', 'c.txt', cMove.seq)).toBeNull();
     store.close();
   });
 

@@ -99,6 +99,7 @@ export class SqliteStore implements Store {
       history: prepare('INSERT INTO history (branch, mount, path, hash, size, mode, at, source, moved_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       treeHash: prepare('SELECT hash, seq FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
       newestVersion: prepare('SELECT branch, hash, source FROM history WHERE mount = ? AND path = ? ORDER BY seq DESC LIMIT 1'),
+      versionBySeq: prepare('SELECT seq, branch, mount, path, hash, size, at, source, moved_from FROM history WHERE seq = ?'),
       versions: prepare('SELECT seq, branch, path, hash, size, at, source, moved_from FROM history WHERE mount = ? AND path = ? AND seq < ? ORDER BY seq'),
       setTree: prepare(
         'INSERT INTO tree (branch, mount, path, hash, size, mode, seq) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
@@ -361,6 +362,16 @@ export class SqliteStore implements Store {
       };
       follow(path, Number.MAX_SAFE_INTEGER);
       return [...found.values()].sort((a, b) => b.seq - a.seq);
+    });
+  }
+
+  version(mount: string, path: string, seq: number): Version | null {
+    return this.guard('read', () => {
+      const row = this.q.versionBySeq.get(seq) as (HistoryRow & { mount: string }) | null;
+      if (row === null || row.mount !== mount) return null;
+      // The path's own row is one look-up; a row of a path it was moved from needs the walk.
+      if (row.path === path) return versionOf(row);
+      return this.history(mount, path).find((v) => v.seq === seq) ?? null;
     });
   }
 

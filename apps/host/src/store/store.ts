@@ -63,6 +63,8 @@ export interface Store extends StorePort {
    * mount (the versions of the path it was moved from, before the move).
    */
   history(mount: string, path: string): Version[];
+  /** One version of a path's history (as `history` lists it) by its seq, or null where the path has none of that seq. */
+  version(mount: string, path: string, seq: number): Version | null;
   /** Every file of a mount on a branch at or beneath `dir` (`''`: all), in path order. */
   treeFiles(branch: string, mount: string, dir: string): TreeFile[];
   /** True when the branch's tree holds a file strictly beneath `dir`: the workspace has it as a directory. */

@@ -13,8 +13,8 @@ export async function readVersionOf(ctx: StoreMountContext, path: string, versio
   if (version === 'disk') return readDisk(ctx, path);
   if (version === 'agreed') return readAgreed(ctx, path);
   const seq = /^[1-9][0-9]{0,15}$/.test(version) ? Number(version) : null;
-  const found = seq === null ? undefined : ctx.store.history(ctx.config.name, path).find((v) => v.seq === seq);
-  if (found === undefined) return { kind: 'answer', message: noSuchVersion(ctx.words.shown(path), version) };
+  const found = seq === null ? null : ctx.store.version(ctx.config.name, path, seq);
+  if (found === null) return { kind: 'answer', message: noSuchVersion(ctx.words.shown(path), version) };
   if (found.hash === null) return { kind: 'missing' };
   const bytes = ctx.store.getBlob(found.hash);
   return bytes === null ? { kind: 'answer', message: ctx.words.versionMissingBlob(path, version) } : { kind: 'file', bytes, notes: [] };

@@ -17,7 +17,10 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined)
   const whole = path === undefined || path === '';
   const scope = await scopeOf(ctx, path, branch);
   const directory = scope.kind === 'directory';
-  const result = await ctx.pass(scope, { takeDisk: directory ? 'sync' : 'sync-path', ...(whole ? { acceptNewRoot: ctx.memory.acceptingNewRoot } : {}) });
+  // A person accepting a new root directory says which directory the mount is, not how to
+  // settle conflicts: that sync gives nothing up.
+  const accepting = whole && ctx.memory.acceptingNewRoot;
+  const result = await ctx.pass(scope, accepting ? { acceptNewRoot: true } : { takeDisk: directory ? 'sync' : 'sync-path' });
   if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
   const summary = passSummary(result);
   const gaveUp = [];
