@@ -93,7 +93,11 @@ describe('history on the real store', () => {
     expect(await w.refused('history', { path: 'work/dir' })).toContain('is a directory');
     expect(await w.call('history', { path: 'work/none.txt' })).toMatchObject({ versions: [] });
     expect(await w.refused('read', { path: 'work/dir/a.txt', version: '999999' })).toBe(noSuchVersion('work/dir/a.txt', '999999'));
-    expect(await w.refused('read', { path: 'work/dir/a.txt', version: '12abc' })).toBe(noSuchVersion('work/dir/a.txt', '12abc'));
+    for (const bad of ['12abc', '0', '-1', '01', '1e3', '9'.repeat(40)]) {
+      expect(await w.refused('read', { path: 'work/dir/a.txt', version: bad })).toBe(noSuchVersion('work/dir/a.txt', bad));
+    }
+    const huge = await w.refused('read', { path: 'work/dir/a.txt', version: 'x'.repeat(100_000) });
+    expect(huge.length).toBeLessThan(400);
     expect(await w.refused('read', { path: 'work/none.txt', version: 'agreed' })).toBe(noAgreedVersion('work/none.txt'));
     w.host.close();
   });

@@ -6,15 +6,19 @@
  */
 import { looksBinary } from '@ws/reconcile';
 import { type ReadOutcome, type VersionName, noAgreedVersion, noSuchVersion } from '@ws/tools';
+import { ECHO_MAX } from '../words.ts';
 import type { StoreMountContext } from './context.ts';
 
 /** Reads `version` of `path` (contained already). Not under the lock: it writes nothing. */
 export async function readVersionOf(ctx: StoreMountContext, path: string, version: VersionName): Promise<ReadOutcome> {
   if (version === 'disk') return readDisk(ctx, path);
   if (version === 'agreed') return readAgreed(ctx, path);
-  const seq = /^[1-9][0-9]{0,15}$/.test(version) ? Number(version) : null;
+  const seq = /^[1-9][0-9]{0,14}$/.test(version) ? Number(version) : null;
   const found = seq === null ? null : ctx.store.version(ctx.config.name, path, seq);
-  if (found === null) return { kind: 'answer', message: noSuchVersion(ctx.words.shown(path), version) };
+  if (found === null) {
+    const echoed = version.length <= ECHO_MAX ? version : `${version.slice(0, ECHO_MAX)}…`; // hostile input is named, not repeated whole
+    return { kind: 'answer', message: noSuchVersion(ctx.words.shown(path), echoed) };
+  }
   if (found.hash === null) return { kind: 'missing' };
   const bytes = ctx.store.getBlob(found.hash);
   return bytes === null ? { kind: 'answer', message: ctx.words.versionMissingBlob(path, version) } : { kind: 'file', bytes, notes: [] };
