@@ -7,6 +7,7 @@
 import { type FileText, numberedLine, safeCut, textNotes } from '@ws/text';
 import { longestFittingCut, shortestCutPage } from './cut.ts';
 import { PagingError, refusal } from './errors.ts';
+import { LONG_LINE_CHARS } from './long-line.ts';
 import { commonInput, refuseBoth, wholeNumber } from './inputs.ts';
 import { EMPTY_FILE_NOTE, type LineStop, type Rest, joinNotes, lineStopNote, restMarker } from './notes.ts';
 import { noteCost, numberedLineInner, skeletonLength } from './page-length.ts';
@@ -38,8 +39,6 @@ export interface LinePage {
   readonly content: string;
 }
 
-/** A line longer than this is cut, with a marker naming its rest, on a page with a budget. */
-const LONG_LINE = 2000;
 
 /** The default most lines of a page. */
 const DEFAULT_LIMIT = 2000;
@@ -58,7 +57,7 @@ function cutLine(ft: FileText, n: number, cut: number): ShownLine {
 
 function shownLine(ft: FileText, n: number): ShownLine {
   const line = ft.lines[n - 1];
-  return line.length > LONG_LINE ? cutLine(ft, n, safeCut(line, LONG_LINE)) : { text: line, rest: null };
+  return line.length > LONG_LINE_CHARS ? cutLine(ft, n, safeCut(line, LONG_LINE_CHARS)) : { text: line, rest: null };
 }
 
 function page(path: string, totalLines: number, fromLine: number, shown: readonly string[], note: string | undefined): LinePage {
@@ -152,7 +151,7 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
 
   // Not even the first line fits whole: cut it to the most that fits.
   const first = ft.lines[from - 1];
-  const maxCut = Math.min(first.length - 1, safeCut(first, LONG_LINE));
+  const maxCut = Math.min(first.length - 1, safeCut(first, LONG_LINE_CHARS));
   const cutPageLength = (cut: number) => {
     const line = cutLine(ft, from, cut);
     const stop = lineStopNote(stopAt(from, line.rest));

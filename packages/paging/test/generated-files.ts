@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 
-const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
+/** The seed from WS_SEED, where set. */
+export const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
 
 /** fast-check parameters for `numRuns` runs, seeded from WS_SEED where set. */
 export function runs(numRuns: number): fc.Parameters<unknown> {
