@@ -11,7 +11,7 @@ import { type Rest, restMarker, startMarker } from './notes.ts';
 /** Lines longer than this many characters (UTF-16 units) are cut on a page with a budget. */
 export const LONG_LINE_CHARS = 2000;
 
-/** How far into the window the match starts, where the line has that much before it. */
+/** How far into the window the match starts (at most a quarter of it), where the line has that much before it. */
 const LEAD = 200;
 
 /** A long line shown as a window, with what is cut on each side. */
@@ -25,14 +25,16 @@ export interface LineWindow {
 }
 
 /**
- * `line` (which starts at `lineStart` in the file's text) as a window of at most
- * {@link LONG_LINE_CHARS} characters that holds index `at` of the line (its first match),
- * never splitting a surrogate pair. A line no longer than the cut comes back whole.
+ * `line` (which starts at `lineStart` in the file's text) as a window of at most `size`
+ * characters (default {@link LONG_LINE_CHARS}) that holds index `at` of the line (its
+ * first match) where the window is wide enough, never splitting a surrogate pair. A line
+ * no longer than `size` comes back whole.
  */
-export function lineWindow(line: string, lineStart: number, at = 0): LineWindow {
-  if (line.length <= LONG_LINE_CHARS) return { text: line };
-  const from = safeCut(line, Math.max(0, Math.min(at - LEAD, line.length - LONG_LINE_CHARS)));
-  const to = safeCut(line, Math.min(line.length, from + LONG_LINE_CHARS));
+export function lineWindow(line: string, lineStart: number, at = 0, size = LONG_LINE_CHARS): LineWindow {
+  if (line.length <= size) return { text: line };
+  const lead = Math.min(LEAD, Math.floor(size / 4));
+  const from = safeCut(line, Math.max(0, Math.min(at - lead, line.length - size)));
+  const to = safeCut(line, Math.min(line.length, from + size));
   const before = from > 0 ? { offsetChars: lineStart, limitChars: from } : undefined;
   const after = to < line.length ? { offsetChars: lineStart + to, limitChars: line.length - to } : undefined;
   const text = (before ? startMarker(before) : '') + line.slice(from, to) + (after ? restMarker(after) : '');

@@ -8,6 +8,7 @@
  * Tests change disk behind a store-backed mount's back through `mount.disk`.
  */
 import type { Change, Entry, ListOutcome, Mount, ReadOutcome, Report, SearchFile, Workspace } from '../src/index.ts';
+import { looksBinary } from '@ws/text';
 
 const enc = new TextEncoder();
 
@@ -23,9 +24,8 @@ function same(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined
   return true;
 }
 
-function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8000).includes(0);
-}
+/** The one binary rule (`@ws/text`), as the host's mounts ask it. */
+const isBinary = looksBinary;
 
 function inside(path: string, dir: string): boolean {
   return dir === '' || path === dir || path.startsWith(`${dir}/`);
@@ -222,10 +222,10 @@ export class MemoryMount implements Mount {
       if (!bytes) {
         // Disk-only (binary or over-size): offered as disk has it, for grep to list as skipped.
         const d = this.disk.get(file);
-        if (d) yield d.length > this.maxFileSize ? { path: file, skipped: 'over the size limit' } : { path: file, bytes: d };
+        if (d) yield d.length > this.maxFileSize ? { path: file, skipped: 'over the size limit', tooLarge: true } : { path: file, bytes: d };
         continue;
       }
-      if (bytes.length > this.maxFileSize) yield { path: file, skipped: 'over the size limit' };
+      if (bytes.length > this.maxFileSize) yield { path: file, skipped: 'over the size limit', tooLarge: true };
       else yield { path: file, bytes };
       const d = this.disk.get(file);
       if (this.backend === 'store' && this.conflicts.has(file) && d) yield { path: file, bytes: d, version: 'conflicting-disk' };
