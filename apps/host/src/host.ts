@@ -9,6 +9,7 @@ import type { DiskPort, Hasher } from '@ws/reconcile';
 import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { isInside } from './disk/contain.ts';
+import { grepWorkers } from './grep/runner.ts';
 import { directMount } from './mounts/direct.ts';
 import { type StoreMount, storeMount } from './mounts/store-backed.ts';
 import { StoreLock } from './store/lock.ts';
@@ -72,7 +73,13 @@ export async function openHost(
     ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
     : undefined;
 
-  const workspace: Workspace = { mounts, hasDirectMount: mounts.some((m) => m.backend === 'direct') };
+  // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call.
+  const workers = grepWorkers();
+  const workspace: Workspace = {
+    mounts,
+    hasDirectMount: mounts.some((m) => m.backend === 'direct'),
+    grep: { runner: workers.runner, timeoutMs: config.grepTimeoutMs },
+  };
   const noStore: BranchOutcome = { ok: false, error: 'No mount is store-backed, so there are no branches.' };
 
   return {
@@ -121,6 +128,7 @@ export async function openHost(
       return { ok: true, data: { mounts } };
     },
     close() {
+      workers.close();
       watchers?.stop();
       store?.close();
       lock.close();

@@ -24,7 +24,7 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
 
 /** A direct mount over `config.root`. `storeRel`: the store's path inside this root, if it is. */
 export function directMount(config: MountConfig, storeRel: string | undefined): Mount {
-  const rules: WalkRules = walkRules(config.ignore, storeRel);
+  const rules: WalkRules = walkRules(config.ignore, storeRel, config.gitignore ? config.root : undefined);
   const words = mountWords(config.name);
 
   function refuse(message: string): Refusal {
@@ -114,7 +114,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
         try {
           const size = statSync(abs).size;
           if (size > config.maxFileSize) {
-            yield { path: rel, skipped: words.overLimit(size, config.maxFileSize) };
+            yield { path: rel, skipped: words.overLimit(size, config.maxFileSize), tooLarge: true };
             continue;
           }
           yield { path: rel, bytes: readFileSync(abs) };

@@ -106,7 +106,7 @@ function passSummary(result: PassDone) {
 export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMount {
   const { store, lock, hash } = deps;
   const words = mountWords(config.name);
-  const rules = walkRules(config.ignore, deps.storeRel);
+  const rules = walkRules(config.ignore, deps.storeRel, config.gitignore ? config.root : undefined);
   const realDisk = diskPort({ root: config.root, rules, followSymlinks: config.followSymlinks, walkCap: WALK_CAP });
   const disk = deps.wrapDisk ? deps.wrapDisk(realDisk) : realDisk;
   const reconciler: Reconciler = createReconciler({
@@ -304,7 +304,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       const plan = await lock.run(() => searchPlan(path));
       for (const item of plan) {
         if (item.source === 'skip') {
-          yield { path: item.path, skipped: item.reason ?? '' };
+          yield { path: item.path, skipped: item.reason ?? '', tooLarge: true };
         } else if (item.source === 'disk') {
           const read = await disk.read(item.path, config.maxFileSize);
           if (read.kind === 'file' && read.bytes !== null) yield { path: item.path, bytes: read.bytes };
