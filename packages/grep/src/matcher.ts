@@ -10,7 +10,7 @@ import { type LiteralPrefilter, literalPrefilter } from './literal-prefilter.ts'
 import { namesBom, namesCr } from './names-cr.ts';
 import { badPatternMessage } from './notes.ts';
 import { scanPattern } from './pattern-syntax.ts';
-import { type Re2Line, backtracksBadly, re2Line } from './re2.ts';
+import { type Re2Line, backtracksBadly, mayMatchLineFeed, re2Line } from './re2.ts';
 
 /** How a pattern is read. */
 export interface PatternOptions {
@@ -40,6 +40,8 @@ export interface Matcher {
    * lookaround at a line's edge would see the neighbouring line) or runs on RE2.
    */
   readonly wholeText: boolean;
+  /** A match may hold a line feed; where not, the whole-text search needs no match object (only where it ends). */
+  readonly mayMatchLf: boolean;
   /** Text every match contains, for skipping a file by its bytes; absent when there is none. */
   readonly prefilter?: LiteralPrefilter;
   /** The pattern spells a CR (`namesCr`). */
@@ -84,6 +86,7 @@ export function compileMatcher(pattern: string, options: PatternOptions): Matche
     line,
     ...(re2 === undefined ? {} : { re2 }),
     wholeText: !scan.lookaround && engine === 'js',
+    mayMatchLf: mayMatchLineFeed(source),
     ...(prefilter === undefined ? {} : { prefilter }),
     namesCr: namesCr(source),
     namesBom: namesBom(source),

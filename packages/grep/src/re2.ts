@@ -194,3 +194,47 @@ export function re2Line(pattern: string, caseInsensitive: boolean): Re2Line | un
     },
   };
 }
+
+/** Whether one character element can match a line feed (U+000A). */
+function elementTakesLf(e: AST.CharacterClassElement | AST.CharacterSet | AST.Character): boolean {
+  switch (e.type) {
+    case 'Character':
+      return e.value === 10;
+    case 'CharacterClassRange':
+      return e.min.value <= 10 && e.max.value >= 10;
+    case 'CharacterSet':
+      if (e.kind === 'any') return false; // `.` without the `s` flag
+      if (e.kind === 'digit' || e.kind === 'word') return e.negate;
+      if (e.kind === 'space') return !e.negate;
+      return true;
+    default:
+      return true;
+  }
+}
+
+/**
+ * False only where no match of the pattern can hold a line feed, so every match lies in
+ * one line of the text (the whole-text search may then map a match to its line by where
+ * it ends). True where unsure.
+ */
+export function mayMatchLineFeed(pattern: string): boolean {
+  const ast = parsed(pattern);
+  if (ast === undefined) return true;
+  const takes = (node: AST.Node): boolean => {
+    switch (node.type) {
+      case 'Character':
+      case 'CharacterSet':
+        return elementTakesLf(node);
+      case 'CharacterClass': {
+        if (node.unicodeSets) return true;
+        const inside = node.elements.some((e) => elementTakesLf(e as AST.CharacterClassElement));
+        return node.negate ? !inside : inside;
+      }
+      case 'Backreference':
+        return true;
+      default:
+        return children(node).some(takes);
+    }
+  };
+  return takes(ast);
+}

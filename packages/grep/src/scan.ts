@@ -66,8 +66,6 @@ class Lines {
 }
 
 const CR = 13;
-/** Characters that `^` and `$` read as a line's edge under the `m` flag, besides LF. */
-const INNER_EDGE = /[\r\u2028\u2029]/;
 /** How many steps go by between looks at the clock. */
 const CLOCK_EVERY = 64;
 
@@ -137,20 +135,31 @@ function wholeText(w: Walk, matcher: Matcher, clock: ScanClock): number | undefi
     }
     re.lastIndex = start;
     const t0 = clock.now();
-    const m = re.exec(s);
-    if (m === null) {
-      // A slow search that found nothing may have given up: test the rest line by line.
+    let at: number;
+    let stop: number;
+    if (matcher.mayMatchLf) {
+      const m = re.exec(s);
+      if (m === null) {
+        // A slow search that found nothing may have given up: test the rest line by line.
+        if (clock.now() - t0 >= SLOW_TEST_MS) return lineByLine(w, matcher, clock, start, line);
+        break;
+      }
+      at = m.index;
+      stop = at + m[0].length;
+    } else if (re.test(s)) {
+      // No match holds a line feed, so it lies in the line where it ends; no match object is made.
+      stop = re.lastIndex;
+      at = stop > start ? stop - 1 : stop;
+    } else {
       if (clock.now() - t0 >= SLOW_TEST_MS) return lineByLine(w, matcher, clock, start, line);
       break;
     }
-    const at = m.index;
     while (lf !== -1 && lf < at) next();
     if (start === s.length) break; // after the final line end: no line there
     const end = lineEnd(s, start, lf);
-    if (at <= end) {
-      const lineText = s.slice(start, end);
-      const inside = at + m[0].length <= end && !INNER_EDGE.test(lineText);
-      const found = inside || testLine(matcher, lineText, clock);
+    if (matcher.mayMatchLf ? at <= end : true) {
+      const inside = stop <= end && !innerEdge(s, start, end);
+      const found = inside || testLine(matcher, s.slice(start, end), clock);
       if (found === true) w.hits.push(line);
       else if (found === 'gave-up') w.gaveUp.push(line);
     }
@@ -158,6 +167,15 @@ function wholeText(w: Walk, matcher: Matcher, clock: ScanClock): number | undefi
     next();
   }
   return undefined;
+}
+
+/** True where the line from `start` to `end` holds a character `^`/`$` read as a line's edge under `m` (a CR, U+2028, U+2029). */
+function innerEdge(s: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === CR || c === 0x2028 || c === 0x2029) return true;
+  }
+  return false;
 }
 
 /** Matches that may span lines: each group of touching lines once. */

@@ -61,6 +61,8 @@ export type MatchJobResult = ScanResult & {
   readonly bom: boolean;
   /** Set by a runner that ended the scan by force (past its deadline): its matches are not known. */
   readonly lost?: boolean;
+  /** The decoded text, where the scan ran in this thread (so it is not decoded twice). */
+  readonly text?: string;
 };
 
 /**
@@ -169,7 +171,7 @@ export function runMatchJob(job: MatchJob, now: () => number = () => performance
   const text = decoder.decode(job.bytes);
   const bom = hasBom(job.bytes);
   const deadline = now() + job.timeLimitMs;
-  return { ...scanText(text, bom, matcher, job.lineEnds, { deadline, now, ...(progress ? { progress } : {}) }), bom };
+  return { ...scanText(text, bom, matcher, job.lineEnds, { deadline, now, ...(progress ? { progress } : {}) }), bom, text };
 }
 
 /** The searched file's results, its text decoded (and its lines indexed) only when asked. */
@@ -184,7 +186,7 @@ function foundFile(
 ): FoundFile {
   let index: LineIndex | undefined;
   const lines = () => {
-    index ??= new LineIndex(decoder.decode(bytes), scan.bom);
+    index ??= new LineIndex(scan.text ?? decoder.decode(bytes), scan.bom);
     return index;
   };
   const { hits, ends } = scan;

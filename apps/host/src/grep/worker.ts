@@ -11,7 +11,8 @@ declare const self: Worker;
 self.onmessage = (event: MessageEvent<{ id: number; job: MatchJob }>) => {
   const { id, job } = event.data;
   try {
-    const result = runMatchJob(job, () => performance.now(), (line) => self.postMessage({ id, progress: line }));
+    // The text stays here: the caller decodes its own copy only where it shows lines.
+    const { text: _, ...result } = runMatchJob(job, () => performance.now(), (line) => self.postMessage({ id, progress: line }));
     const moved = [result.hits.buffer, result.gaveUp.buffer, ...(result.ends ? [result.ends.buffer] : [])];
     self.postMessage({ id, result }, [...new Set(moved)] as ArrayBuffer[]);
   } catch (err) {
