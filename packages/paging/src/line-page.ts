@@ -1,5 +1,5 @@
 /**
- * Line pages (SPEC §2.1): the longest page from an offset whose JSON fits what reaches
+ * Line pages (README, "Line pages"): the longest page from an offset whose JSON fits what reaches
  * the caller whole. The rule a reader must not break: every candidate page is measured
  * exactly as it would go out, its own note included, never estimated; a page that
  * says it fits, fits.
@@ -22,7 +22,7 @@ export interface LinePageOptions {
   readonly limit?: number;
   /** The most characters of `JSON.stringify(page)`; absent for an in-process caller. */
   readonly resultMaxChars?: number;
-  /** Sentences the page carries after the file's own (e.g. the disk check's, §4.5). */
+  /** Sentences the page carries after the file's own (e.g. the store-backed read's disk check, @ws/reconcile's README). */
   readonly notes?: readonly string[];
 }
 
@@ -69,12 +69,12 @@ function page(path: string, totalLines: number, fromLine: number, shown: readonl
 }
 
 /**
- * A page of `ft`'s lines from `offset` (SPEC §2.1). With `resultMaxChars` it is the
+ * A page of `ft`'s lines from `offset` (README, "Line pages"). With `resultMaxChars` it is the
  * longest page whose JSON fits, note included: lines over 2,000 characters are cut
  * with a marker naming their rest, a first line that cannot fit whole is cut to the
  * most that fits, and where nothing fits the shortest page there is goes out (the
  * floor). Without it the page holds `limit` whole lines. Throws a PagingError for a
- * request it cannot answer (§2.3).
+ * request it cannot answer (README, "Refusals").
  */
 export function linePage(ft: FileText, options: LinePageOptions): LinePage {
   const fields = options as unknown as Readonly<Record<string, unknown>>;

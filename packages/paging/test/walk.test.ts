@@ -86,7 +86,7 @@ function followCharacterPages(ft: FileText, offsetChars: number, limitChars: num
   return read;
 }
 
-/** Walks a file with line pages from line 1, following only their notes, checking §2.4's invariants. */
+/** Walks a file with line pages from line 1, following only their notes, checking the invariants of the README's "Walks". */
 function walkLines(ft: FileText, resultMaxChars: number, limit: number | undefined, notes: readonly string[]): void {
   const { text, lines, starts } = ft;
   const shown = new Array<number>(lines.length).fill(0);
@@ -180,7 +180,7 @@ function walkCharacters(ft: FileText, resultMaxChars: number, limitChars: number
 const lineFiles = generatedFile({ maxLines: 60, manyLines: true, maxPieces: 12, longWeight: 2, longMin: 100, longMax: 60_000 });
 const smallFiles = generatedFile({ maxLines: 30, manyLines: false, maxPieces: 8, longWeight: 3, longMin: 100, longMax: 3_000 });
 
-describe('walks that follow only the notes (§2.4)', () => {
+describe('walks that follow only the notes (README, "Walks")', () => {
   test('line pages at the default limit show every line exactly once, within budget but for the floor', () => {
     fc.assert(
       fc.property(lineFiles, budget, callerNotes, (bytes, resultMaxChars, notes) => {
