@@ -119,3 +119,14 @@ test('ls on a store-backed mount shows each path’s state', async () => {
   expect(states['work/new-on-disk.bin']).toBe('disk-only');
   expect(states['work/README.md']).toBe('synced');
 });
+
+test('glob with sort: "modified" lists newest first; files without a time, and ties, keep path order', async () => {
+  const ws = memoryWorkspace([{ name: 'work', backend: 'direct', files: { 'a.ts': 'x', 'b.ts': 'x', 'c.ts': 'x', 'd.ts': 'x' } }]);
+  const m = ws.mounts[0];
+  m.modified.set('a.ts', 100);
+  m.modified.set('b.ts', 300);
+  m.modified.set('c.ts', 100);
+  const sorted = await data(ws as never, 'glob', { pattern: 'work/*.ts', sort: 'modified' });
+  expect(sorted.files).toEqual(['work/b.ts', 'work/a.ts', 'work/c.ts', 'work/d.ts']);
+  expect((await data(ws as never, 'glob', { pattern: 'work/*.ts' })).files).toEqual(['work/a.ts', 'work/b.ts', 'work/c.ts', 'work/d.ts']);
+});

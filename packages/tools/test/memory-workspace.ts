@@ -51,6 +51,8 @@ export class MemoryMount implements Mount {
   readonly autoMaterialize: boolean;
   /** D: disk's files. Tests change it to act as a person beside the agent. */
   readonly disk = new Map<string, Uint8Array>();
+  /** When each file last changed (ms), where a test sets it: glob's `sort: "modified"`. */
+  readonly modified = new Map<string, number>();
   /** S: the workspace copy (store-backed only); `null` is a workspace deletion. */
   readonly store = new Map<string, Uint8Array | null>();
   /** P: what disk and store last agreed on (`null`: both absent). */
@@ -210,6 +212,7 @@ export class MemoryMount implements Mount {
       path,
       kind: 'file',
       size: bytes?.length ?? 0,
+      ...(this.modified.has(path) ? { modified: this.modified.get(path) } : {}),
       ...(this.backend === 'store' ? { state: this.stateOf(path) } : {}),
     };
   }

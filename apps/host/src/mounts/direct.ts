@@ -81,13 +81,13 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
           entries.push({ path: e.path, kind: e.kind });
           continue;
         }
-        let size = 0;
+        let st: ReturnType<typeof statSync>;
         try {
-          size = statSync(`${config.root}/${e.path}`).size;
+          st = statSync(`${config.root}/${e.path}`);
         } catch {
           continue; // vanished between the listing and the stat
         }
-        entries.push({ path: e.path, kind: e.kind, size });
+        entries.push({ path: e.path, kind: e.kind, size: st.size, modified: st.mtimeMs });
       }
       const incomplete = tally.incomplete ?? (tally.unreadable.length ? words.unreadableRegions(tally.unreadable) : undefined);
       return { ok: true, entries, passedOver: tally.passedOver, ...(incomplete ? { incomplete } : {}) };
