@@ -134,3 +134,14 @@ test('a file over its mount’s size limit is skipped with why', async () => {
   expect(a.results.map((r) => r.path)).toEqual(['work/small.txt']);
   expect(a.skipped).toEqual([{ reason: "over the mount's size limit (10 bytes)", count: 1, paths: ['work/big.txt'] }]);
 });
+
+test('a CR note names 20 files, then counts the rest; a BOM note names its files; skipped files are named in no note', async () => {
+  const files = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`crlf/f${String(i).padStart(2, '0')}.txt`, 'a\r\nb\r\n']));
+  const ws = memoryWorkspace([{ name: 'work', backend: 'direct', files: { ...files, 'mixed.txt': 'a\r\nb\n', 'bom.txt': '\uFEFFx\n', 'bin.dat': new Uint8Array([13, 10, 0]) } }]);
+  const a = await grep(ws, { pattern: '\\r|\\uFEFF' });
+  expect(a.note).toContain('This pattern names a CR, and 24 files searched have CRLF line ends: work/crlf/f00.txt (CRLF), ');
+  expect(a.note).toContain('work/crlf/f19.txt (CRLF) and 4 more; narrow with path or glob.');
+  expect(a.note).toContain('This pattern names U+FEFF, and 1 file searched has a UTF-8 BOM at its start: work/bom.txt.');
+  expect(a.note).not.toContain('bin.dat');
+  expect(a.note).toContain('or in disk\u2019s file on a direct mount');
+});
