@@ -66,6 +66,19 @@ class Lines {
 }
 
 const CR = 13;
+/** How often the scan says which line it has reached, in milliseconds. */
+const PROGRESS_EVERY_MS = 50;
+const told = new WeakMap<ScanClock, number>();
+
+/** Tells the clock's `progress` the line reached, at most every {@link PROGRESS_EVERY_MS}. */
+function tell(clock: ScanClock, now: number, line: number): void {
+  if (clock.progress === undefined) return;
+  const last = told.get(clock);
+  if (last !== undefined && now - last < PROGRESS_EVERY_MS) return;
+  told.set(clock, now);
+  clock.progress(line);
+}
+
 /** How many steps go by between looks at the clock. */
 const CLOCK_EVERY = 64;
 
@@ -100,7 +113,7 @@ function lineByLine(w: Walk, matcher: Matcher, clock: ScanClock, start: number, 
     if (++steps % CLOCK_EVERY === 0 || matcher.engine === 'js') {
       const now = clock.now();
       if (now > clock.deadline) return line;
-      if (steps % 4096 === 0) clock.progress?.(line);
+      tell(clock, now, line);
     }
     const lf = s.indexOf('\n', start);
     const end = lineEnd(s, start, lf);
@@ -130,8 +143,9 @@ function wholeText(w: Walk, matcher: Matcher, clock: ScanClock): number | undefi
 
   while (start < s.length) {
     if (++steps % CLOCK_EVERY === 0) {
-      if (clock.now() > clock.deadline) return line;
-      if (steps % 4096 === 0) clock.progress?.(line);
+      const now = clock.now();
+      if (now > clock.deadline) return line;
+      tell(clock, now, line);
     }
     re.lastIndex = start;
     const t0 = clock.now();

@@ -92,3 +92,14 @@ describe('never lies, never hangs', () => {
     expect(facts.totalMatches).toBe(200_000);
   });
 });
+
+test('a scan tells its progress by line, by time, so a runner that ends it can say where it was', async () => {
+  const { runMatchJob } = await import('../src/index.ts');
+  let t = 0;
+  const reached: number[] = [];
+  const text = Array.from({ length: 2000 }, (_, i) => `l${i}`).join('\n');
+  runMatchJob({ pattern: 'x(?=y)', options: { caseInsensitive: false, fixedStrings: false, multiline: false }, bytes: enc.encode(text), lineEnds: false, timeLimitMs: 1e9 }, () => (t += 1), (line) => reached.push(line));
+  expect(reached.length).toBeGreaterThan(5);
+  expect(reached).toEqual([...reached].sort((a, b) => a - b));
+  expect(reached[reached.length - 1]).toBeLessThanOrEqual(2000);
+});
