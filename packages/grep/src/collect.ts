@@ -49,6 +49,10 @@ export function matchesOf(file: FoundFile): LineMatch[] {
   for (let k = 0; k < file.results; k++) {
     const { line, endLine } = file.result(k);
     const { from, to } = file.shown(k);
+    if (from === line && to === endLine && line === endLine) {
+      out.push({ line, text: file.line(line) });
+      continue;
+    }
     const before = lines(file, from, line - 1);
     const after = lines(file, endLine + 1, to);
     out.push({

@@ -17,13 +17,19 @@ export class LineIndex {
     bom: boolean,
   ) {
     const first = bom ? 1 : 0;
-    let n = first < text.length ? 1 : 0;
-    for (let lf = text.indexOf('\n', first); lf !== -1 && lf + 1 < text.length; lf = text.indexOf('\n', lf + 1)) n++;
-    const starts = new Uint32Array(n);
-    if (n > 0) starts[0] = first;
-    let k = 1;
-    for (let lf = text.indexOf('\n', first); lf !== -1 && k < n; lf = text.indexOf('\n', lf + 1)) starts[k++] = lf + 1;
-    this.starts = starts;
+    // One pass over the line ends, into a list that doubles as it fills.
+    let starts = new Uint32Array(Math.max(16, text.length >>> 5));
+    let n = 0;
+    if (first < text.length) starts[n++] = first;
+    for (let lf = text.indexOf('\n', first); lf !== -1 && lf + 1 < text.length; lf = text.indexOf('\n', lf + 1)) {
+      if (n === starts.length) {
+        const grown = new Uint32Array(starts.length * 2);
+        grown.set(starts);
+        starts = grown;
+      }
+      starts[n++] = lf + 1;
+    }
+    this.starts = starts.subarray(0, n);
     this.count = n;
   }
 

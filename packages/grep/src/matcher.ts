@@ -10,7 +10,7 @@ import { type LiteralPrefilter, literalPrefilter } from './literal-prefilter.ts'
 import { namesBom, namesCr } from './names-cr.ts';
 import { badPatternMessage } from './notes.ts';
 import { scanPattern } from './pattern-syntax.ts';
-import { type Re2Line, backtracksBadly, mayMatchLineFeed, re2Line } from './re2.ts';
+import { type Re2Line, backtracksBadly, mayMatchLineFeed, re2Line, toRe2Syntax } from './re2.ts';
 
 /** How a pattern is read. */
 export interface PatternOptions {
@@ -66,8 +66,35 @@ export function escapeLiteral(text: string): string {
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** Compiles a pattern; throws GrepError for a bad one. */
+/** Recently compiled matchers: a search compiles its pattern once, not once a file. */
+const compiled = new Map<string, Matcher>();
+const COMPILED_MAX = 16;
+
+/** Compiles a pattern (once per pattern and options, kept for the next file); throws GrepError for a bad one. */
 export function compileMatcher(pattern: string, options: PatternOptions): Matcher {
+  const key = `${options.caseInsensitive ? 'i' : ''}${options.fixedStrings ? 'F' : ''}${options.multiline ? 'U' : ''}\0${pattern}`;
+  const known = compiled.get(key);
+  if (known !== undefined) return known;
+  const matcher = compileNew(pattern, options);
+  if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, matcher);
+  return matcher;
+}
+
+/** RE2's form of a pattern, translated and compiled only when first asked. */
+function lazyRe2(source: string, caseInsensitive: boolean): Re2Line | undefined {
+  let made: Re2Line | undefined | null = null;
+  const get = () => {
+    if (made === null) made = re2Line(source, caseInsensitive);
+    return made;
+  };
+  if (toRe2Syntax(source, caseInsensitive) === undefined) return undefined;
+  // RE2 may still refuse what translates (a nesting too deep): JavaScript answers then.
+  const js = new RegExp(source, caseInsensitive ? 'i' : '');
+  return { firstMatch: (line) => get()?.firstMatch(line) ?? line.search(js) };
+}
+
+function compileNew(pattern: string, options: PatternOptions): Matcher {
   const source = options.fixedStrings ? escapeLiteral(pattern) : pattern;
   const i = options.caseInsensitive ? 'i' : '';
   const line = compile(source, i);
@@ -76,7 +103,7 @@ export function compileMatcher(pattern: string, options: PatternOptions): Matche
   const prefilter = literalPrefilter(scan.topLevel, options.caseInsensitive);
   // A pattern that can backtrack exponentially runs on RE2 where it translates; the
   // rest on JavaScript's engine, which is faster on the patterns people mostly write.
-  const re2 = !options.fixedStrings && !scan.lookaround ? re2Line(source, options.caseInsensitive) : undefined;
+  const re2 = !options.fixedStrings && !scan.lookaround ? lazyRe2(source, options.caseInsensitive) : undefined;
   const engine = re2 !== undefined && backtracksBadly(source) ? 're2' : 'js';
   return {
     pattern,
