@@ -54,4 +54,11 @@ describe('.gitignore and .ignore files', () => {
     r.passOver('a/b/d.ts', false);
     expect(reads.sort()).toEqual(['.gitignore', '.ignore', 'a/.gitignore', 'a/.ignore', 'a/b/.gitignore', 'a/b/.ignore']);
   });
+
+  test('case counts, as git and ripgrep read ignore files', () => {
+    const { r } = rules({ '.gitignore': 'Build/\n*.LOG\n' });
+    expect(r.passOver('build', true)).toBeUndefined();
+    expect(r.passOver('Build', true)).toBe('ignored by .gitignore: Build/');
+    expect(r.passOver('a.log', false)).toBeUndefined();
+  });
 });

@@ -33,7 +33,8 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
       const text = readText(file);
       if (text === undefined) continue;
       const patterns = text.split(/\r?\n/).map((pattern) => ({ pattern, mark: file }));
-      rules ??= ignore({ allowRelativePaths: true });
+      // Case counts, as git (core.ignorecase off) and ripgrep read ignore files.
+      rules ??= ignore({ allowRelativePaths: true, ignorecase: false });
       rules.add(patterns);
     }
     byDir.set(dir, rules);
