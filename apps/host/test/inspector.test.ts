@@ -26,7 +26,8 @@ async function inspector(args: readonly string[]): Promise<{ code: number; stdou
 }
 
 /** A tool result as the Inspector prints it: the data parsed from its JSON text. */
-function data(printed: { code: number; stdout: string; stderr: string }): any /* each tool's data has its own shape */ {
+// biome-ignore lint/suspicious/noExplicitAny: each tool's data has its own shape
+function data(printed: { code: number; stdout: string; stderr: string }): any {
   expect({ code: printed.code, stderr: printed.stderr.includes('"error"') ? printed.stderr : '' }).toEqual({ code: 0, stderr: '' });
   const result = JSON.parse(printed.stdout) as { content: { type: string; text: string }[]; isError?: boolean };
   expect(result.isError).toBeUndefined();

@@ -184,7 +184,8 @@ export async function mcpCall(
   client: Client,
   name: string,
   args: Record<string, unknown>,
-): Promise<{ isError: boolean; data: any /* each tool's data has its own shape */; text: string }> {
+  // biome-ignore lint/suspicious/noExplicitAny: each tool's data has its own shape
+): Promise<{ isError: boolean; data: any; text: string }> {
   const answer = await client.callTool({ name, arguments: args });
   const content = answer.content as { type: string; text: string }[];
   const text = content[0]?.text ?? '';

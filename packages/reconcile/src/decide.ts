@@ -134,7 +134,7 @@ export function draftKind(state: Standing, next: PathRecords): DraftKind | null 
 function byRule(input: DecideInput, d: ObservedDisk): Decision {
   const { tree: s, evidence: p, mark } = input;
   if (diskEqualsTree(d, s)) return agree(input, d);
-  if (mark?.conflict) return keepConflict(input, d, mark.conflict);
+  if (mark?.conflict) return keepConflict(input, d, mark, mark.conflict);
   if (p === null) {
     if (s === null) {
       const tombstone = mark?.tombstone;
@@ -201,7 +201,8 @@ function agree(input: DecideInput, d: ObservedDisk): Decision {
   if (d.kind !== 'text') {
     return decision('absent', { tree: null, evidence: input.evidence === null ? null : ABSENT, mark: null }, { settled });
   }
-  const s = input.tree!;
+  // D = S here, so S is disk's text (the tree is only ever absent when D is).
+  const s = input.tree ?? { hash: d.hash, size: d.size, mode: d.mode };
   const p = input.evidence;
   if (input.mark === null && p?.kind === 'text' && p.hash === d.hash && p.fingerprint === d.fingerprint && p.mode === d.mode && p.size === d.size) {
     if (s.size === d.size && (d.mode === null || s.mode === d.mode)) return stands(input, 'synced'); // the common case: nothing moved
@@ -247,13 +248,13 @@ function conflict(input: DecideInput, d: ObservedDisk, kind: ConflictKind): Deci
 }
 
 /** A recorded conflict stays until settled or converged; note whether disk moved since. */
-function keepConflict(input: DecideInput, d: ObservedDisk, record: ConflictRecord): Decision {
+function keepConflict(input: DecideInput, d: ObservedDisk, mark: BranchMark, record: ConflictRecord): Decision {
   const updated: ConflictRecord = {
     ...record,
     diskChangedSince: !diskMatchesSide(d, record.disk),
     diskNow: d.kind === 'absent' ? 'absent' : 'file',
   };
-  return decision('conflict', { tree: input.tree, evidence: input.evidence, mark: { ...input.mark!, conflict: updated } });
+  return decision('conflict', { tree: input.tree, evidence: input.evidence, mark: { ...mark, conflict: updated } });
 }
 
 /** A sync or discard: disk's side wins where the request gives the workspace's change up (README, "Sync and discard"). */

@@ -40,7 +40,8 @@ export function recordDrafts(ctx: MountContext, changes: readonly DraftChange[])
   const deleted: string[] = [];
   const hashes = changes.map((c) => (c.bytes === null ? null : ctx.hash(c.bytes)));
   changes.forEach((c, i) => {
-    if (c.bytes !== null) store.putBlob(hashes[i]!, c.bytes);
+    const hash = hashes[i];
+    if (c.bytes !== null && hash !== null) store.putBlob(hash, c.bytes);
   });
   if (hashes.some((h) => h !== null)) store.barrier();
   changes.forEach((change, i) => {

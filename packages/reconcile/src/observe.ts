@@ -80,7 +80,7 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     if (views.has(path)) continue;
     const region = nearest(path, (q) => unreadable.has(q));
     if (region !== null) {
-      views.set(path, { kind: 'unobservable', reason: unverifiedReason.region(region, unreadable.get(region)!) });
+      views.set(path, { kind: 'unobservable', reason: unverifiedReason.region(region, unreadable.get(region) ?? '') });
     } else if (nearest(path, (q) => passedOverPaths.has(q)) !== null) {
       views.set(path, await observeNamed(ctx, path, p, blobs)); // held paths are checked even where a walk passes over them
     } else if (walk.incomplete !== null) {

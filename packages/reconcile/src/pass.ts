@@ -100,8 +100,7 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
 
   const reports: PathReport[] = [];
   const changes: RecordChange[] = [];
-  for (const path of [...views.keys()].sort()) {
-    const disk = views.get(path)!;
+  for (const [path, disk] of [...views].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const records = stored.get(path) ?? { path, ...NOTHING, pending: null };
     let decision: Decision;
     if (ctx.inFlight.has(path)) {
@@ -171,7 +170,9 @@ function resolveStale(
     if (pending === null || ctx.inFlight.has(path)) continue;
     const own = pending.branch === branch ? s : store.read(pending.branch, mount, path);
     const before: PathRecords = { tree: own.tree, evidence: own.evidence, mark: own.mark };
-    const resolution = resolvePending(pending, before, views.get(path)!);
+    const view = views.get(path);
+    if (view === undefined) continue;
+    const resolution = resolvePending(pending, before, view);
     if (resolution.kind === 'unresolved') continue;
     resolved.push({ path, branch: pending.branch, before, after: resolution.next, announce: false, cause: FROM_DISK });
     // A push's effect found done: its materialize version, with the outcome (addVersion is idempotent).

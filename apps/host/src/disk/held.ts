@@ -21,7 +21,7 @@ import {
   type BigIntStats,
   unlinkSync,
 } from 'node:fs';
-import { libc, O, type StatInfo } from './libc.ts';
+import { type Libc, libc, O, type StatInfo } from './libc.ts';
 
 /** How a file is opened: to read (never blocking on a FIFO), or created anew to write. */
 export type OpenPurpose = 'read' | 'create';
@@ -53,7 +53,7 @@ export interface HeldDir {
 }
 
 /** A stat of an open descriptor, as {@link StatInfo}. */
-export const fstatInfo = (fd: number): StatInfo => (holdsByDescriptor ? libc!.fstat(fd) : infoOf(fstatSync(fd, { bigint: true })));
+export const fstatInfo = (fd: number): StatInfo => (byDescriptor ? byDescriptor.fstat(fd) : infoOf(fstatSync(fd, { bigint: true })));
 
 function infoOf(st: BigIntStats): StatInfo {
   const type: StatInfo['type'] = st.isFile()
@@ -95,15 +95,14 @@ function syncFd(fd: number): void {
 
 const DIR_FLAGS = O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC;
 
-function fdDir(fd: number): HeldDir {
-  const c = libc!;
+function fdDir(c: Libc, fd: number): HeldDir {
   return {
     lstat: (name) => c.lstatat(fd, name),
     openFile(name, purpose, mode = 0o644) {
       const flags = purpose === 'read' ? O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC : O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC;
       return c.openat(fd, name, flags, mode);
     },
-    openDir: (name) => fdDir(c.openat(fd, name, DIR_FLAGS)),
+    openDir: (name) => fdDir(c, c.openat(fd, name, DIR_FLAGS)),
     mkdir: (name) => c.mkdirat(fd, name, 0o777),
     rename: (from, to) => c.renameat(fd, from, fd, to),
     atomic: {
@@ -179,12 +178,15 @@ function procListsDescriptors(): boolean {
   }
 }
 
-/** True when directories are held by descriptor here (Linux with libc through `bun:ffi`, and /proc). */
-export const holdsByDescriptor = procListsDescriptors();
+/** libc where directories are held by descriptor here (Linux with libc through `bun:ffi`, and /proc); else null. */
+const byDescriptor: Libc | null = procListsDescriptors() ? libc : null;
+
+/** True when directories are held by descriptor here. */
+export const holdsByDescriptor = byDescriptor !== null;
 
 /** Opens the mount root (an absolute, real path) as a held directory. */
 export function openRoot(root: string): HeldDir {
-  if (holdsByDescriptor) return fdDir(libc!.openat(-1, root, O.RDONLY | O.DIRECTORY | O.CLOEXEC));
+  if (byDescriptor) return fdDir(byDescriptor, byDescriptor.openat(-1, root, O.RDONLY | O.DIRECTORY | O.CLOEXEC));
   const st = lstatSync(root);
   if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: "${root}"`), { code: 'ENOTDIR' });
   return pathDir(root);

@@ -76,7 +76,10 @@ export function grepWorkers(): GrepWorkers {
         const reply = event.data;
         if (reply.id !== id) return;
         if (reply.progress !== undefined) reached = reply.progress;
-        else if (reply.result !== undefined) finish(() => (give(slot), resolve(reply.result!)));
+        else if (reply.result !== undefined) {
+          const result = reply.result;
+          finish(() => (give(slot), resolve(result)));
+        }
         else finish(() => (give(slot), reject(new Error(reply.error))));
       };
       const timer = setTimeout(() => {
