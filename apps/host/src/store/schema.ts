@@ -62,6 +62,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE roots (mount TEXT PRIMARY KEY, identity TEXT NOT NULL) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- What a person did to the agent's drafts on the review page, told to the agent on its
+      -- next call on the path (or in status), then cleared.
+      CREATE TABLE review_notes (
+        branch TEXT NOT NULL,
+        mount TEXT NOT NULL,
+        path TEXT NOT NULL,
+        rejected INTEGER NOT NULL,
+        accepted INTEGER NOT NULL,
+        merged INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (branch, mount, path)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
