@@ -4,8 +4,9 @@
  * bad config is refused whole with one sentence that names the file, the key and what
  * is allowed — never half-applied.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { isInside, kindAt, realOrSame, realParents } from './disk/contain.ts';
 
 /** How a mount keeps up with disk between tool calls. */
 export type WatchMode = 'on-tool-call' | 'always' | 'never';
@@ -21,6 +22,8 @@ export interface MountConfig {
   readonly autoMaterialize: boolean;
   readonly watch: WatchMode;
   readonly followSymlinks: boolean;
+  /** Gitignore patterns an agent may read but never change (`mount.protect`). */
+  readonly protect: readonly string[];
 }
 
 /** The whole host configuration. */
@@ -48,6 +51,8 @@ export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024;
 export const DEFAULT_STORE_PATH = '.ws/store.sqlite';
 export const DEFAULT_IGNORE: readonly string[] = ['node_modules/', '.git/', '*.log'];
+/** Paths an agent may read but never change, unless a person says otherwise. */
+export const DEFAULT_PROTECT: readonly string[] = ['.git/'];
 
 const TOP_KEYS = ['resultMaxChars', 'sessionIdleSeconds', 'maxSessions', 'store', 'mount'] as const;
 const STORE_KEYS = ['path'] as const;
@@ -61,6 +66,7 @@ const MOUNT_KEYS = [
   'autoMaterialize',
   'watch',
   'followSymlinks',
+  'protect',
 ] as const;
 
 /** The commented `ws.toml` that `ws init` writes; also documents every key. */
@@ -82,6 +88,7 @@ maxFileSize = 5242880           # larger files are listed but not read, searched
 autoMaterialize = false         # push each agent change to disk at once
 watch = "on-tool-call"          # or "always" (a file watcher) or "never" (only sync)
 followSymlinks = false          # follow symlinks that stay inside the root
+protect = [".git/"]             # gitignore syntax: an agent may read these but never change them
 `;
 
 type Table = Record<string, unknown>;
@@ -156,29 +163,6 @@ class Checker {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-function realRoot(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-/**
- * The store's path with its existing directories' symlinks resolved, so it compares with
- * the (real) mount roots: a store inside a mount is then always seen as inside it.
- */
-function realStorePath(path: string): string {
-  const dir = dirname(path);
-  if (dir === path) return path;
-  return resolve(existsSync(dir) ? realRoot(dir) : realStorePath(dir), basename(path));
-}
-
-function contains(outer: string, inner: string): boolean {
-  const rel = relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
-}
-
 /**
  * Checks a parsed TOML document and makes its paths absolute against `baseDir`.
  * `file` names the source in error sentences.
@@ -194,8 +178,9 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
   const store = doc.store ?? {};
   if (!isTable(store)) c.fail('store', 'must be a table ([store]).');
   c.onlyKeys(store, 'store', STORE_KEYS);
-  const storePath = realStorePath(resolve(baseDir, c.string(store, 'path', 'store.') ?? DEFAULT_STORE_PATH));
-  if (existsSync(storePath) && statSync(storePath).isDirectory()) {
+  // Symlinks of existing directories resolved, so the store compares with the (real) roots.
+  const storePath = realParents(resolve(baseDir, c.string(store, 'path', 'store.') ?? DEFAULT_STORE_PATH));
+  if (kindAt(storePath) === 'directory') {
     c.fail('store.path', `"${storePath}" is a directory; name the store's file, e.g. ".ws/store.sqlite".`);
   }
 
@@ -220,12 +205,13 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
     const path = c.string(m, 'path', where);
     if (path === undefined) c.fail(`${where}path`, `is missing; mount "${name}" needs a directory.`);
     const root = resolve(baseDir, path);
-    if (!existsSync(root)) c.fail(`${where}path`, `"${path}" (${root}) does not exist; create it or fix the path.`);
-    if (!statSync(root).isDirectory()) c.fail(`${where}path`, `"${path}" (${root}) is not a directory.`);
+    const rootKind = kindAt(root);
+    if (rootKind === 'missing') c.fail(`${where}path`, `"${path}" (${root}) does not exist; create it or fix the path.`);
+    if (rootKind !== 'directory') c.fail(`${where}path`, `"${path}" (${root}) is not a directory.`);
     const mode = c.oneOf(m, 'mode', where, ['read-write', 'read-only'] as const, 'read-write');
     mounts.push({
       name,
-      root: realRoot(root),
+      root: realOrSame(root),
       backend: c.oneOf(m, 'backend', where, ['store', 'direct'] as const, 'store'),
       readOnly: mode === 'read-only',
       ignore: c.stringList(m, 'ignore', where, DEFAULT_IGNORE),
@@ -233,12 +219,13 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
       autoMaterialize: c.boolean(m, 'autoMaterialize', where, false),
       watch: c.oneOf(m, 'watch', where, ['on-tool-call', 'always', 'never'] as const, 'on-tool-call'),
       followSymlinks: c.boolean(m, 'followSymlinks', where, false),
+      protect: c.stringList(m, 'protect', where, DEFAULT_PROTECT),
     });
   });
 
   for (const a of mounts) {
     for (const b of mounts) {
-      if (a !== b && contains(a.root, b.root)) {
+      if (a !== b && isInside(a.root, b.root)) {
         const i = mounts.indexOf(b);
         c.fail(`mount[${i}].path`, `puts mount "${b.name}" inside mount "${a.name}" (${a.root}); mounts must not nest.`);
       }

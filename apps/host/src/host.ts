@@ -6,11 +6,10 @@
  * nothing a lock holder left open in the store outlives its hold (each hold ends with a
  * barrier).
  */
-import { relative } from 'node:path';
 import type { DiskPort, Hasher } from '@ws/reconcile';
 import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
-import { isInside } from './disk/contain.ts';
+import { insideRel } from './disk/contain.ts';
 import { directMount } from './mounts/direct.ts';
 import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
 import { type Lock, StoreLock } from './store/lock.ts';
@@ -85,7 +84,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
   for (const m of config.mounts) {
-    const storeRel = isInside(m.root, config.storePath) ? relative(m.root, config.storePath).split('\\').join('/') : undefined;
+    const storeRel = insideRel(m.root, config.storePath);
     if (m.backend === 'direct' || store === undefined) {
       mounts.push(directMount(m, storeRel));
     } else {

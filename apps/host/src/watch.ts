@@ -4,11 +4,11 @@
  * runs passes — the three-way rule then sees the host's own writes as agreement
  * (disk = store = evidence), so they never show as a person's change.
  */
-import { type FSWatcher, lstatSync, watch } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { PassResult } from '@ws/reconcile';
-import { isInside } from './disk/contain.ts';
+import { insideRel, kindAt } from './disk/contain.ts';
 import { type WalkRules, walkRules } from './disk/rules.ts';
+import { type TreeWatch, watchTree } from './disk/watcher.ts';
 import type { StoreMount } from './mounts/store-backed/mount.ts';
 
 /** How long the watcher waits for more changes before it passes over what it gathered. */
@@ -34,11 +34,7 @@ function passedOver(path: string, isDir: boolean, rules: WalkRules): boolean {
 }
 
 function isDirectory(abs: string): boolean {
-  try {
-    return lstatSync(abs).isDirectory();
-  } catch {
-    return false;
-  }
+  return kindAt(abs, false) === 'directory';
 }
 
 /** One log line per path the pass took something in for, or found in conflict. */
@@ -58,7 +54,7 @@ function logPass(mount: string, result: PassResult): void {
 /** Watches one mount until `stop`. */
 function watchMount(mount: StoreMount, storePath: string): Watching {
   const root = mount.config.root;
-  const rules = walkRules(mount.config.ignore, isInside(root, storePath) ? relative(root, storePath).split('\\').join('/') : undefined);
+  const rules = walkRules(mount.config.ignore, insideRel(root, storePath));
   let pending = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -98,16 +94,18 @@ function watchMount(mount: StoreMount, storePath: string): Watching {
     if (timer === undefined && !stopped) timer = setTimeout(flush, DEBOUNCE_MS);
   }
 
-  let watcher: FSWatcher | undefined;
+  let watcher: TreeWatch | undefined;
   try {
-    watcher = watch(root, { recursive: true }, (_event, name) => {
-      if (typeof name !== 'string' || name === '') return;
-      pending.add(name.split('\\').join('/'));
-      schedule();
-    });
-    watcher.on('error', (err) => {
-      if (!stopped) log(`the watcher on ${mount.name} stopped (${err.message}); run sync to take disk's changes in.`);
-    });
+    watcher = watchTree(
+      root,
+      (rel) => {
+        pending.add(rel);
+        schedule();
+      },
+      (why) => {
+        if (!stopped) log(`the watcher on ${mount.name} stopped (${why}); run sync to take disk's changes in.`);
+      },
+    );
   } catch (err) {
     log(`could not watch ${root} (${err instanceof Error ? err.message : String(err)}); run sync to take disk's changes in.`);
   }

@@ -45,6 +45,18 @@ describe('config', () => {
     expect(configError({ sessionIdleSeconds: 0.5, mount: [{ name: 'w', path: '.' }] }, dir)).toBe('ws.toml: sessionIdleSeconds must be a whole number above 0, not 0.5.');
   });
 
+  test('mount.protect is .git/ by default, a person can clear it, and it must be a list of patterns', () => {
+    const dir = tempDir();
+    expect(defaultConfig(dir).mounts[0].protect).toEqual(['.git/']);
+    const cleared = checkConfig({ mount: [{ name: 'w', path: '.', protect: [] }] }, 'ws.toml', dir);
+    expect(cleared.mounts[0].protect).toEqual([]);
+    const mine = checkConfig({ mount: [{ name: 'w', path: '.', protect: ['.git/', 'secrets/**'] }] }, 'ws.toml', dir);
+    expect(mine.mounts[0].protect).toEqual(['.git/', 'secrets/**']);
+    expect(configError({ mount: [{ name: 'w', path: '.', protect: '.git/' }] }, dir)).toBe(
+      'ws.toml: mount[0].protect must be a list of gitignore patterns (strings).',
+    );
+  });
+
   test('an unknown key is named with what is allowed', () => {
     const dir = tempDir();
     const msg = configError({ mount: [{ name: 'w', path: '.', colour: 'red' }] }, dir);

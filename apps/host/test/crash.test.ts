@@ -1,5 +1,5 @@
 /**
- * Crash safety with real processes (SPEC §4.3): a child materializes many drafts and is
+ * Crash safety with real processes (`@ws/reconcile` README, "Crash safety"): a child materializes many drafts and is
  * killed with SIGKILL at random moments. After each kill, reopening the store and
  * passing over the mount finds no draft lost, no disk change lost, and every path in
  * exactly one state.

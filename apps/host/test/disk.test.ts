@@ -1,49 +1,85 @@
 import { describe, expect, test } from 'bun:test';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { atomicWrite } from '../src/disk/atomic-write.ts';
-import { containPath } from '../src/disk/contain.ts';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { newTally, walk } from '../src/disk/walk.ts';
 import { enc, tempDir } from './fixtures.ts';
 
 describe('containment', () => {
+  const contained = (root: string, path: string, follow: boolean) =>
+    diskPort({ root, rules: walkRules([], undefined), followSymlinks: follow, walkCap: 100 }).contain(path, 'read');
+
   test('a path with .. or a leading / is refused', () => {
     const root = tempDir();
-    expect(containPath(root, '../x', false).ok).toBe(false);
-    expect(containPath(root, 'a/../../x', false).ok).toBe(false);
-    expect(containPath(root, '/etc/passwd', false).ok).toBe(false);
-    expect(containPath(root, 'a/b.txt', false)).toEqual({ ok: true, abs: join(root, 'a/b.txt') });
+    expect(contained(root, '../x', false).ok).toBe(false);
+    expect(contained(root, 'a/../../x', false).ok).toBe(false);
+    expect(contained(root, '/etc/passwd', false).ok).toBe(false);
+    expect(contained(root, 'a/b.txt', false)).toEqual({ ok: true, abs: join(root, 'a/b.txt') });
   });
 
   test('a symlink is refused where the mount does not follow links', () => {
     const root = tempDir();
     mkdirSync(join(root, 'real'));
     symlinkSync(join(root, 'real'), join(root, 'link'));
-    const r = containPath(root, 'link/a.txt', false);
+    const r = contained(root, 'link/a.txt', false);
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.reason).toContain('symbolic link');
-    expect(containPath(root, 'link/a.txt', true).ok).toBe(true);
+    expect(!r.ok && r.message).toContain('symbolic link');
+    expect(contained(root, 'link/a.txt', true).ok).toBe(true);
   });
 
   test('a symlink out of the root is refused even where links are followed', () => {
     const root = tempDir();
     const outside = tempDir();
     symlinkSync(outside, join(root, 'out'));
-    const r = containPath(root, 'out/secret', true);
+    const r = contained(root, 'out/secret', true);
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.reason).toContain('outside the mount');
+    expect(!r.ok && r.message).toContain('outside the mount');
   });
 });
 
+describe('one spelling for every check', () => {
+  const root = tempDir();
+  mkdirSync(join(root, '.git'), { recursive: true });
+  writeFileSync(join(root, '.git/config'), 'orig');
+  const disk = diskPort({ root, rules: walkRules([], '.ws/store.sqlite'), followSymlinks: false, walkCap: 100, storeRel: '.ws/store.sqlite', protect: ['.git/'] });
+  const cases: [string, string | null][] = [
+    ['.git/./config', 'mount.protect'],
+    ['./.git/config', 'mount.protect'],
+    ['.git//config', 'mount.protect'],
+    ['.git\0/config', 'NUL'],
+    ['.ws/./store.sqlite', "ws's own file"],
+    ['./.ws-tmp-x-1-abc', "ws's own file"],
+    ['a/./b.txt', null],
+    ['./', null],
+  ];
+  for (const [path, refused] of cases) {
+    test(`${JSON.stringify(path)} is ${refused === null ? 'allowed' : `refused (${refused})`} for a change`, async () => {
+      const named = path.replace('\\0', '\0');
+      const r = disk.contain(named, 'change');
+      expect(r.ok).toBe(refused === null);
+      if (!r.ok && refused !== null) expect(r.message).toContain(refused);
+      if (refused !== null && named !== './') {
+        const w = await disk.write(named, enc('pwned'), { mode: null, expect: { kind: 'any' } });
+        expect(w.kind).toBe('failed');
+      }
+      expect(readFileSync(join(root, '.git/config'), 'utf8')).toBe('orig');
+    });
+  }
+});
+
 describe('atomic writes', () => {
-  test('a write creates parents, keeps the old mode, and leaves no temporary file', () => {
+  test('a write creates parents, keeps the mode it is given, and leaves no temporary file', async () => {
     const root = tempDir();
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 100 });
     const file = join(root, 'a/b/c.txt');
-    atomicWrite(file, enc('one'));
+    const one = await disk.write('a/b/c.txt', enc('one'), { mode: null, expect: { kind: 'absent' } });
+    if (one.kind !== 'done') throw new Error('expected a write');
     chmodSync(file, 0o600);
-    atomicWrite(file, enc('two'));
+    const seen = await disk.stat('a/b/c.txt');
+    if (seen.kind !== 'file') throw new Error('expected a file');
+    expect(seen.meta.mode).toBe(0o600);
+    await disk.write('a/b/c.txt', enc('two'), { mode: seen.meta.mode, expect: { kind: 'file', fingerprint: seen.meta.fingerprint } });
     expect(readFileSync(file, 'utf8')).toBe('two');
     expect((Bun.file(file).size)).toBe(3);
     expect(readdirSync(join(root, 'a/b'))).toEqual(['c.txt']);
@@ -91,7 +127,8 @@ describe('the disk port', () => {
   test('a stat gives a fingerprint that changes when the bytes do', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'a'), 'one');
-    const disk = port(root);
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000, timestampGranularityMs: 20 });
+    await Bun.sleep(40); // past the granularity: a stat now vouches for the bytes
     const first = await disk.stat('a');
     const same = await disk.stat('a');
     writeFileSync(join(root, 'a'), 'two!');
@@ -101,6 +138,39 @@ describe('the disk port', () => {
     expect(await disk.stat('missing')).toEqual({ kind: 'absent' });
     mkdirSync(join(root, 'd'));
     expect((await disk.stat('d')).kind).toBe('unobservable');
+  });
+
+  test('a fingerprint taken within the timestamp granularity is not evidence (racily clean)', async () => {
+    const root = tempDir();
+    // A file system keeping whole seconds, simulated on this one: a same-size save in the
+    // same second keeps inode, size, mtime and ctime.
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000, coarseTimesMs: 1000 });
+    writeFileSync(join(root, 'a'), 'aaaa');
+    const seen = await disk.stat('a');
+    writeFileSync(join(root, 'a'), 'bbbb');
+    const later = await disk.stat('a');
+    if (seen.kind !== 'file' || later.kind !== 'file') throw new Error('expected files');
+    expect(later.meta.fingerprint).not.toBe(seen.meta.fingerprint);
+    // Once the second is over, an unchanged file's stats agree again.
+    await Bun.sleep(1100);
+    const settled = await disk.stat('a');
+    const again = await disk.stat('a');
+    if (settled.kind !== 'file' || again.kind !== 'file') throw new Error('expected files');
+    expect(again.meta.fingerprint).toBe(settled.meta.fingerprint);
+  });
+
+  test('a file emptied just now (a save between its truncate and its write) is looked at again before it is read as empty', async () => {
+    const root = tempDir();
+    const disk = port(root);
+    writeFileSync(join(root, 'a'), '');
+    // The save's write lands while the read settles (timers run in order: 4 ms < 2 + 5 ms).
+    setTimeout(() => writeFileSync(join(root, 'a'), 'saved'), 4);
+    const r = await disk.read('a', 100);
+    expect(r.kind === 'file' && r.bytes !== null ? new TextDecoder().decode(r.bytes) : r.kind).toBe('saved');
+    // A file that stays empty is empty.
+    writeFileSync(join(root, 'b'), '');
+    const b = await disk.read('b', 100);
+    expect(b.kind === 'file' && b.bytes?.length).toBe(0);
   });
 
   test('a write refuses where disk no longer holds what the decision saw', async () => {

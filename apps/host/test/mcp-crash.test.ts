@@ -1,6 +1,6 @@
 /**
  * `ws mcp` killed with SIGKILL in the middle of calls, then started again: no draft an
- * agent was told was stored is lost, and nothing half-written appears (SPEC §4.3, as the
+ * agent was told was stored is lost, and nothing half-written appears (`@ws/reconcile` README, "Crash safety", as the
  * store's crash test proves for the host alone; here through the protocol).
  */
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';

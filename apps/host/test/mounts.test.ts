@@ -1,5 +1,5 @@
 /**
- * SPEC §4.5: the read's disk check on a store-backed mount, each answer reached through
+ * The read's disk check (`@ws/reconcile` README, "What a read shows") on a store-backed mount, each answer reached through
  * real disk changes under a real SQLite store.
  */
 import { describe, expect, test } from 'bun:test';

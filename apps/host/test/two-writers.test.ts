@@ -1,5 +1,5 @@
 /**
- * Two writers (SPEC §4): a person edits files on disk while the agent edits the same
+ * Two writers (the three-way rule, `@ws/reconcile` README): a person edits files on disk while the agent edits the same
  * files through the store, interleaved at random. Every outcome is merged by the rule or
  * a reported conflict; no draft is lost and no person's change is overwritten unseen.
  */

@@ -1,13 +1,11 @@
 /**
- * Keeping every path inside its mount. The one rule: a path is resolved against the
- * real root and refused if the real place it names lies outside — checked when a tool
- * names it and again at the point of effect, since a symlink can appear in between.
+ * Where the configuration's paths are: the inside-the-root check on absolute paths, and
+ * the stats the config needs of mount roots and the store path. The one rule: roots are
+ * compared as real paths (symlinks resolved), so a store inside a mount is always seen
+ * as inside it. Paths a tool names are contained by the disk port (`disk-port.ts`).
  */
-import { realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-
-/** Where a mount-relative path lands on disk, or why it may not be used. */
-export type Contained = { readonly ok: true; readonly abs: string } | { readonly ok: false; readonly reason: string };
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** True when `inner` is `outer` or lies beneath it (both absolute, real). */
 export function isInside(outer: string, inner: string): boolean {
@@ -15,40 +13,33 @@ export function isInside(outer: string, inner: string): boolean {
   return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
 }
 
-/** The real path of `abs`, or of its nearest existing ancestor joined with the rest. */
-function realOrNearest(abs: string): string {
-  let rest = '';
-  let at = abs;
-  for (;;) {
-    try {
-      const real = realpathSync(at);
-      return rest === '' ? real : join(real, rest);
-    } catch {
-      const up = dirname(at);
-      if (up === at) return abs;
-      rest = rest === '' ? at.slice(up.length + 1) : join(at.slice(up.length + 1), rest);
-      at = up;
-    }
+/** `inner` relative to `outer`, `/`-separated, where it lies inside; else undefined. */
+export function insideRel(outer: string, inner: string): string | undefined {
+  return isInside(outer, inner) ? relative(outer, inner).split(sep).join('/') : undefined;
+}
+
+/** What is at an absolute path (following symlinks unless `follow` is false). */
+export function kindAt(abs: string, follow = true): 'directory' | 'file' | 'missing' | 'other' {
+  try {
+    const st = follow ? statSync(abs) : lstatSync(abs);
+    return st.isDirectory() ? 'directory' : st.isFile() ? 'file' : 'other';
+  } catch {
+    return 'missing';
   }
 }
 
-/**
- * Resolves a mount-relative path (`src/a.ts`, `''` for the root) under `root` (a real
- * path). Refuses `..`, absolute paths, and symlinks: any link on the way when the mount
- * does not follow links, a link that leads outside the root when it does.
- */
-export function containPath(root: string, rel: string, followSymlinks: boolean): Contained {
-  if (isAbsolute(rel) || rel.split('/').some((part) => part === '..')) {
-    return { ok: false, reason: `"${rel}" leaves the mount; use a path inside it, without ".." or a leading "/".` };
+/** The real path of `abs`, or `abs` where it cannot be resolved. */
+export function realOrSame(abs: string): string {
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
   }
-  const abs = rel === '' ? root : join(root, rel);
-  const real = realOrNearest(abs);
-  if (real === abs) return { ok: true, abs };
-  if (!followSymlinks) {
-    return { ok: false, reason: `"${rel}" passes through a symbolic link, and this mount does not follow links.` };
-  }
-  if (!isInside(root, real)) {
-    return { ok: false, reason: `"${rel}" is a symbolic link to a place outside the mount, so it is refused.` };
-  }
-  return { ok: true, abs };
+}
+
+/** `abs` with its existing directories' symlinks resolved (the file itself may not exist yet). */
+export function realParents(abs: string): string {
+  const dir = dirname(abs);
+  if (dir === abs) return abs;
+  return resolve(kindAt(dir) !== 'missing' ? realOrSame(dir) : realParents(dir), basename(abs));
 }

@@ -1,252 +1,532 @@
 /**
- * `@ws/reconcile`'s DiskPort on a real directory (node:fs, synchronous calls behind an
- * async face). The one rule: every path is contained again at the point of effect, and
- * every effect checks, just before it acts, that disk still holds what the decision saw.
+ * The host's disk for one mount: `@ws/reconcile`'s DiskPort plus containment and what
+ * listings need, over held directories (see `resolve.ts`). The one rule: every effect
+ * resolves its path once, from the root's descriptor, and acts on what that resolution
+ * holds — it checks that disk still holds what the decision saw just before it acts, and
+ * it only ever opens regular files (a FIFO or a device is refused from a stat, unopened).
  */
-import {
-  accessSync,
-  closeSync,
-  constants,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  type Stats,
-  statSync,
-  unlinkSync,
-  writeSync,
-  fsyncSync,
-} from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type {
-  DiskPort,
-  Expectation,
-  FileMeta,
-  Observation,
-  Reading,
-  RootLocation,
-  UnlinkResult,
-  Walk,
-  WriteResult,
-} from '@ws/reconcile';
-import { syncDirectory, TEMP_PREFIX } from './atomic-write.ts';
-import { containPath } from './contain.ts';
+import { accessSync, closeSync, constants, fsyncSync, readSync, statSync, writeSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { DiskPort, Expectation, FileMeta, Observation, Reading, RootLocation, UnlinkResult, Walk, WriteResult } from '@ws/reconcile';
+import { type Boundary, boundary, doneWriting, tempName } from './boundary.ts';
+import { fileMeta, probeGranularity, sameFile, sameFileMoved, sameStat, type TimeKeeping } from './fingerprint.ts';
+import { fstatInfo, type HeldDir, openRoot } from './held.ts';
+import type { StatInfo } from './libc.ts';
+import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
 import type { WalkRules } from './rules.ts';
-import { describeFsError, newTally, visitTree } from './walk.ts';
+import { describeFsError, diskWords } from './sentences.ts';
+import { newTally, sweepTree, visitTree } from './walk.ts';
 
 /** What a disk port needs to know about its mount. */
 export interface DiskOptions {
+  /** The mount root: absolute and real. */
   readonly root: string;
   readonly rules: WalkRules;
   readonly followSymlinks: boolean;
   /** Most files one walk returns before it says it is incomplete. */
   readonly walkCap: number;
+  /** The store's database, mount-relative, where it lies inside this mount. */
+  readonly storeRel?: string;
+  /** `mount.protect`: gitignore patterns an agent may read but never change. */
+  readonly protect?: readonly string[];
+  /** The mount's name, for the paths its sentences show (`work/a.txt`). */
+  readonly mount?: string;
+  /** The file system's timestamp granularity in ms; learned from the root's times where not given. */
+  readonly timestampGranularityMs?: number;
+  /** Keep times as a coarse file system would (truncated to this many ms): tests simulate one so. */
+  readonly coarseTimesMs?: number;
+  /** False: check, then plain rename (no exchange-then-verify); the benchmark's reference. */
+  readonly replaceGuard?: boolean;
+}
+
+/** Why a tool names a path: to look at it, or to change it (protected paths refuse that). */
+export type Purpose = 'read' | 'change';
+
+/** A path inside the mount, or the sentence refusing it. */
+export type Containment = { readonly ok: true; readonly abs: string } | { readonly ok: false; readonly message: string };
+
+/** What is at a path, without opening it. */
+export type PathKind =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'file'; readonly meta: FileMeta }
+  | { readonly kind: 'directory' }
+  /** Something that is not read: a FIFO, socket, device or symlink, or a path refused; `reason` is a clause. */
+  | { readonly kind: 'other'; readonly reason: string };
+
+/** The host's disk for one mount. */
+export interface HostDisk extends DiskPort {
+  readonly root: string;
+  /**
+   * Checks a path a tool names: inside the root (no `..`, no leading `/`, no symlink
+   * leading out, none at all where the mount does not follow links), not ws's own file,
+   * and for `change` not protected by `mount.protect`. Refusals are whole sentences.
+   */
+  contain(path: string, purpose: Purpose): Containment;
+  /** What is at `path` (symlinks followed only where the mount follows them). Synchronous: one stat. */
+  kindOf(path: string): PathKind;
+  /** A walk; `shallow`: the directory's own entries only (a listing that is not recursive). */
+  walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
+}
+
+/** A resolved leaf, for one effect. */
+type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string } | { readonly ok: false; readonly message: string } | { readonly ok: 'missing' };
+
+/** One mount's disk, as the functions below share it. */
+interface Disk {
+  readonly options: DiskOptions;
+  readonly bounds: Boundary;
+  readonly time: TimeKeeping;
+}
+
+function metaOf(disk: Disk, st: StatInfo): FileMeta {
+  return fileMeta(disk.time, st);
+}
+
+function leaves(rel: string): boolean {
+  return isAbsolute(rel) || rel.split('/').some((part) => part === '..');
+}
+
+/** A path as sentences show it: mount-prefixed where the mount is named. */
+function shown(disk: Disk, rel: string): string {
+  return disk.options.mount === undefined ? rel : `${disk.options.mount}/${rel}`;
+}
+
+function refusal(rel: string, why: Exclude<Resolved, { ok: true }>['why']): Leaf {
+  if (why === 'missing' || why === 'not-a-directory') return { ok: 'missing' };
+  if (why === 'link') return { ok: false, message: diskWords.throughLink(rel) };
+  if (why === 'outside') return { ok: false, message: diskWords.outside(rel) };
+  return { ok: false, message: diskWords.loop(rel) };
+}
+
+/** The boundary's sentence for a path (as named, and as resolved), or null. */
+function bounded(disk: Disk, shown: string, rel: string, purpose: Purpose): string | null {
+  if (disk.bounds.own(rel)) return diskWords.ownFile(shown);
+  if (purpose === 'change' && disk.bounds.protects(rel)) return diskWords.protectedPath(shown);
+  return null;
+}
+
+/** `a//b/./c` as `a/b/c`: the one spelling every check and the resolution see. */
+function normal(path: string): string {
+  return path
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
+}
+
+/** Resolves `path` for one effect: the held directory and the name in it, or why not. */
+function locate(disk: Disk, named: string, purpose: Purpose, how: { create: boolean; followLeaf: boolean }): Leaf {
+  if (leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
+  const path = normal(named);
+  if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
+  // A NUL would end the name the system sees early, past every check made on the whole.
+  if (path.includes('\0')) return { ok: false, message: diskWords.nulInPath(shown(disk, path)) };
+  const own = bounded(disk, shown(disk, path), path, purpose);
+  if (own !== null) return { ok: false, message: own };
+  const { root, followSymlinks } = disk.options;
+  const r = resolvePath(root, path, { follow: followSymlinks, create: how.create, followLeaf: how.followLeaf });
+  if (!r.ok) return refusal(shown(disk, path), r.why);
+  const resolved = r.rel === path ? null : bounded(disk, shown(disk, path), r.rel, purpose);
+  if (resolved !== null) {
+    r.dir.close();
+    return { ok: false, message: resolved };
+  }
+  return { ok: true, dir: r.dir, name: r.name };
+}
+
+function contain(disk: Disk, path: string, purpose: Purpose): Containment {
+  if (leaves(path)) return { ok: false, message: diskWords.leaves(shown(disk, path)) };
+  const abs = normal(path) === '' ? disk.options.root : `${disk.options.root}/${normal(path)}`;
+  if (normal(path) === '') return { ok: true, abs };
+  try {
+    const where = locate(disk, path, purpose, { create: false, followLeaf: true });
+    if (where.ok === false) return where;
+    if (where.ok === true) {
+      const link = !disk.options.followSymlinks && where.dir.lstat(where.name)?.type === 'symlink';
+      where.dir.close();
+      if (link) return { ok: false, message: diskWords.throughLink(shown(disk, path)) };
+    }
+  } catch {
+    // An unreadable directory on the way: the effect itself will say why.
+  }
+  return { ok: true, abs };
+}
+
+/** What is at `name` in `dir`, as an observation (symlinks and other non-files are unobservable). */
+function observeIn(disk: Disk, dir: HeldDir, name: string): Observation {
+  const st = dir.lstat(name);
+  if (st === null) return { kind: 'absent' };
+  if (st.type === 'file') return { kind: 'file', meta: metaOf(disk, st) };
+  if (st.type === 'directory') return { kind: 'unobservable', reason: diskWords.directoryThere };
+  if (st.type === 'symlink') return { kind: 'unobservable', reason: diskWords.isLink };
+  return { kind: 'unobservable', reason: diskWords.notRegular(st.type) };
+}
+
+/** Why a symlink where a file is read is not read. */
+function linkClause(disk: Disk): string {
+  return disk.options.followSymlinks ? diskWords.danglingOrOutsideLink : diskWords.linkNotFollowed;
+}
+
+/** Where a followed path found nothing: a link that leads nowhere is not "absent" (a file must not replace it unseen). */
+function danglingOr(disk: Disk, path: string, absent: PathKind): PathKind {
+  if (!disk.options.followSymlinks) return absent;
+  const where = locate(disk, path, 'read', { create: false, followLeaf: false });
+  if (where.ok !== true) return absent;
+  try {
+    return where.dir.lstat(where.name)?.type === 'symlink' ? { kind: 'other', reason: diskWords.danglingOrOutsideLink } : absent;
+  } finally {
+    where.dir.close();
+  }
+}
+
+function kindOf(disk: Disk, path: string): PathKind {
+  if (normal(path) === '' && !leaves(path)) return { kind: 'directory' };
+  try {
+    const where = locate(disk, path, 'read', { create: false, followLeaf: true });
+    if (where.ok === 'missing') return danglingOr(disk, path, { kind: 'absent' });
+    if (where.ok === false) return { kind: 'other', reason: where.message };
+    try {
+      const st = where.dir.lstat(where.name);
+      if (st === null) return danglingOr(disk, path, { kind: 'absent' });
+      if (st.type === 'file') return { kind: 'file', meta: metaOf(disk, st) };
+      if (st.type === 'directory') return { kind: 'directory' };
+      return { kind: 'other', reason: st.type === 'symlink' ? linkClause(disk) : diskWords.notRegular(st.type) };
+    } finally {
+      where.dir.close();
+    }
+  } catch (err) {
+    return { kind: 'other', reason: describeFsError(err) };
+  }
+}
+
+function stat(disk: Disk, path: string): Observation {
+  const k = kindOf(disk, path);
+  if (k.kind === 'absent' || k.kind === 'file') return k;
+  return { kind: 'unobservable', reason: k.kind === 'directory' ? diskWords.directoryThere : k.reason };
+}
+
+/** Reads an open regular file whole; null when it changed while it was read. */
+function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
+  const before = fstatInfo(fd);
+  if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
+  const meta = metaOf(disk, before);
+  if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
+  const bytes = new Uint8Array(meta.size);
+  let off = 0;
+  while (off < bytes.length) {
+    const n = readSync(fd, bytes, off, bytes.length - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off === bytes.length && sameStat(before, fstatInfo(fd)) ? { kind: 'file', meta, bytes } : null;
+}
+
+/** One look at a file: final, changing while read, or empty just now (perhaps a save caught between truncate and write). */
+type Look = { readonly kind: 'final' | 'emptied'; readonly reading: Reading } | { readonly kind: 'changing' };
+
+function readOnce(disk: Disk, path: string, maxBytes: number): Look {
+  const final = (reading: Reading): Look => ({ kind: 'final', reading });
+  try {
+    const where = locate(disk, path, 'read', { create: false, followLeaf: true });
+    if (where.ok === 'missing') return final({ kind: 'absent' });
+    if (where.ok === false) return final({ kind: 'unobservable', reason: where.message });
+    try {
+      // A stat first: a FIFO or a device is refused without being opened at all.
+      const seen = observeIn(disk, where.dir, where.name);
+      if (seen.kind === 'absent') return final(seen);
+      if (seen.kind === 'unobservable') return final(seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen);
+      const fd = where.dir.openFile(where.name, 'read');
+      try {
+        const got = readOpen(disk, fd, maxBytes);
+        if (got === null) return { kind: 'changing' };
+        const racy = got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~');
+        return { kind: racy ? 'emptied' : 'final', reading: got };
+      } finally {
+        closeSync(fd);
+      }
+    } finally {
+      where.dir.close();
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT') return final({ kind: 'absent' });
+    if (code === 'ELOOP') return final({ kind: 'unobservable', reason: diskWords.danglingOrOutsideLink });
+    return final({ kind: 'unobservable', reason: describeFsError(err) });
+  }
+}
+
+/** Waits between looks at a file that is changing (or was emptied just now): bounded, 17 ms in all. */
+const SETTLE_MS = [2, 5, 10];
+
+/**
+ * Reads a file whole. A file that changes while it is read, or was emptied within the
+ * timestamp granularity (a save caught between its truncate and its write), is looked
+ * at again after a short settle; one that keeps changing is unobservable, one that stays
+ * empty is empty.
+ */
+async function readFile(disk: Disk, path: string, maxBytes: number): Promise<Reading> {
+  for (let attempt = 0; ; attempt++) {
+    const look = readOnce(disk, path, maxBytes);
+    if (look.kind === 'final') return look.reading;
+    if (attempt >= SETTLE_MS.length) return look.kind === 'emptied' ? look.reading : { kind: 'unobservable', reason: diskWords.keptChanging };
+    await Bun.sleep(SETTLE_MS[attempt]);
+  }
+}
+
+function matches(now: Observation, expect: Expectation): boolean {
+  switch (expect.kind) {
+    case 'any':
+      return true;
+    case 'absent':
+      return now.kind === 'absent';
+    case 'file':
+      return now.kind === 'file' && sameFile(now.meta.fingerprint, expect.fingerprint);
+  }
+}
+
+/** Disk at the point of effect: refused when it no longer matches, failed where no file may go. */
+function checkEffect(now: Observation, expect: Expectation): WriteResult | null {
+  // A link is never replaced, whatever was expected: a link is not what any decision saw.
+  if (now.kind === 'unobservable' && now.reason === diskWords.isLink) return { kind: 'failed', reason: now.reason };
+  if (!matches(now, expect)) return { kind: 'refused', now };
+  if (now.kind === 'unobservable') return { kind: 'failed', reason: now.reason };
+  return null;
+}
+
+function writeBytes(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+  fsyncSync(fd);
+}
+
+/** True where the system refused an atomic rename flag this file system lacks (then the plain rename is used). */
+function unsupported(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'EINVAL' || code === 'ENOSYS' || code === 'EOPNOTSUPP';
 }
 
 /**
- * The metadata of a stat. The fingerprint is inode, size, mtime and ctime; the times are
- * milliseconds with their fraction (about 100 ns of resolution at today's dates), enough
- * that a rewrite of the same size changes it, and cheaper than BigInt stats on a walk.
+ * Puts the written temporary file `tmp` in as `name`, as the kernel allows most narrowly:
+ * over a file, exchanged in and the file that came out checked against `expect` (put
+ * back on a mismatch); where nothing is expected, renamed only if nothing appeared;
+ * elsewhere, checked and then renamed. Null when done; else why not (tmp then still
+ * exists, or has been removed along with a put-back file's stand-in).
  */
-export function metaOf(st: Stats): FileMeta {
-  return {
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ctimeMs: st.ctimeMs,
-    mode: st.mode & 0o7777,
-    fingerprint: `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`,
-  };
+function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expectation): WriteResult | null {
+  const stop = checkEffect(observeIn(disk, dir, name), expect);
+  if (stop !== null) return stop;
+  const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
+  try {
+    if (atomic !== null && expect.kind === 'absent') {
+      atomic.renameNoReplace(tmp, name);
+      return null;
+    }
+    if (atomic !== null && expect.kind === 'file') {
+      const ours = dir.lstat(tmp);
+      atomic.exchange(tmp, name);
+      const out = dir.lstat(tmp);
+      if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+        dir.unlink(tmp);
+        return null;
+      }
+      // A save landed between the check and the exchange: put it back, unless another already replaced ours.
+      const now = dir.lstat(name);
+      if (ours !== null && now !== null && now.ino === ours.ino) atomic.exchange(tmp, name);
+      return { kind: 'refused', now: observeIn(disk, dir, name) };
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EEXIST' || code === 'ENOENT') return { kind: 'refused', now: observeIn(disk, dir, name) };
+    if (!unsupported(err)) throw err;
+  }
+  dir.rename(tmp, name);
+  return null;
 }
 
-function isMissing(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-/** A DiskPort over one mount's root. */
-export function diskPort(options: DiskOptions): DiskPort {
-  const { root, rules, followSymlinks, walkCap } = options;
-
-  function observeAbs(abs: string): Observation {
+function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: Expectation): WriteResult {
+  let where: Leaf;
+  try {
+    where = locate(disk, path, 'change', { create: true, followLeaf: false });
+  } catch (err) {
+    return { kind: 'failed', reason: describeFsError(err) };
+  }
+  if (where.ok === 'missing') return { kind: 'failed', reason: diskWords.parentNotDirectory };
+  if (where.ok === false) return { kind: 'failed', reason: where.message };
+  const { dir, name } = where;
+  const tmp = tempName(name);
+  let made = false;
+  try {
+    const fd = dir.openFile(tmp, 'create', mode ?? 0o644);
+    made = true;
     try {
-      const st = statSync(abs);
-      if (st.isDirectory()) return { kind: 'unobservable', reason: 'a directory is where the file was' };
-      if (!st.isFile()) return { kind: 'unobservable', reason: 'it is not a regular file' };
-      return { kind: 'file', meta: metaOf(st) };
-    } catch (err) {
-      if (isMissing(err)) return { kind: 'absent' };
-      return { kind: 'unobservable', reason: describeFsError(err) };
+      writeBytes(fd, bytes);
+    } finally {
+      closeSync(fd);
     }
-  }
-
-  function place(path: string): { ok: true; abs: string } | { ok: false; reason: string } {
-    return containPath(root, path, followSymlinks);
-  }
-
-  function matches(now: Observation, expect: Expectation): boolean {
-    switch (expect.kind) {
-      case 'any':
-        return true;
-      case 'absent':
-        return now.kind === 'absent';
-      case 'file':
-        return now.kind === 'file' && now.meta.fingerprint === expect.fingerprint;
+    // The point of effect, in the very directory held.
+    const stop = putIn(disk, dir, tmp, name, expect);
+    if (stop !== null) return stop;
+    made = false;
+    const st = dir.lstat(name);
+    if (st === null || st.type !== 'file') return { kind: 'failed', reason: describeFsError({ code: 'ENOENT' }) };
+    return { kind: 'done', meta: metaOf(disk, st) };
+  } catch (err) {
+    return { kind: 'failed', reason: describeFsError(err) };
+  } finally {
+    if (made) {
+      try {
+        dir.unlink(tmp);
+      } catch {
+        // Gone already; a later walk sweeps what is left.
+      }
     }
+    doneWriting(tmp);
+    dir.close();
   }
-
-  return {
-    async locateRoot(): Promise<RootLocation> {
-      try {
-        const st = statSync(root);
-        if (!st.isDirectory()) return { kind: 'unavailable', reason: `the mount root ${root} is not a directory` };
-        accessSync(root, constants.R_OK | constants.X_OK); // readable and searchable, without listing it
-        return { kind: 'available', identity: `${st.dev}:${st.ino}` };
-      } catch (err) {
-        if (isMissing(err)) return { kind: 'unavailable', reason: `the mount root ${root} is missing` };
-        return { kind: 'unavailable', reason: `the mount root ${root} cannot be read (${describeFsError(err)})` };
-      }
-    },
-
-    async stat(path): Promise<Observation> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'unobservable', reason: where.reason };
-      return observeAbs(where.abs);
-    },
-
-    async read(path, maxBytes): Promise<Reading> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'unobservable', reason: where.reason };
-      for (let attempt = 0; attempt < 3; attempt++) {
-        let fd: number;
-        try {
-          fd = openSync(where.abs, 'r');
-        } catch (err) {
-          if (isMissing(err)) return { kind: 'absent' };
-          const code = (err as { code?: string }).code;
-          if (code === 'EISDIR') return { kind: 'unobservable', reason: 'a directory is where the file was' };
-          return { kind: 'unobservable', reason: describeFsError(err) };
-        }
-        try {
-          const before = fstatSync(fd);
-          if (before.isDirectory()) return { kind: 'unobservable', reason: 'a directory is where the file was' };
-          if (!before.isFile()) return { kind: 'unobservable', reason: 'it is not a regular file' };
-          const meta = metaOf(before);
-          if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
-          const bytes = new Uint8Array(meta.size);
-          let off = 0;
-          while (off < bytes.length) {
-            const n = readSync(fd, bytes, off, bytes.length - off, off);
-            if (n === 0) break;
-            off += n;
-          }
-          const after = metaOf(fstatSync(fd));
-          if (off === bytes.length && after.fingerprint === meta.fingerprint) return { kind: 'file', meta, bytes };
-          // The file changed while it was read: read it again.
-        } catch (err) {
-          return { kind: 'unobservable', reason: describeFsError(err) };
-        } finally {
-          closeSync(fd);
-        }
-      }
-      return { kind: 'unobservable', reason: 'the file kept changing while it was read' };
-    },
-
-    async walk(dir): Promise<Walk> {
-      const tally = newTally();
-      const files: { path: string; meta: FileMeta }[] = [];
-      const directories: string[] = [];
-      const passedOver: { path: string; reason: string; directory: boolean }[] = [];
-      const unreadable: { path: string; reason: string }[] = [];
-      const where = place(dir);
-      if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.reason }], incomplete: null };
-      visitTree(
-        {
-          root,
-          from: dir,
-          rules,
-          followSymlinks,
-          cap: walkCap,
-          onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }),
-        },
-        tally,
-        (path, kind) => {
-          if (kind === 'directory') {
-            directories.push(path);
-            return;
-          }
-          try {
-            files.push({ path, meta: metaOf(statSync(`${root}/${path}`)) });
-          } catch (err) {
-            if (!isMissing(err)) unreadable.push({ path, reason: describeFsError(err) });
-          }
-        },
-      );
-      unreadable.push(...tally.unreadable);
-      return { files, directories, passedOver, unreadable, incomplete: tally.incomplete ?? null };
-    },
-
-    async write(path, bytes, { mode, expect }): Promise<WriteResult> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'failed', reason: where.reason };
-      const dir = dirname(where.abs);
-      const tmp = join(dir, `${TEMP_PREFIX}${basename(where.abs)}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
-      try {
-        mkdirSync(dir, { recursive: true });
-        const fd = openSync(tmp, 'wx', mode ?? 0o644);
-        try {
-          let off = 0;
-          while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        // The point of effect: contained still, and disk still holds what was decided on.
-        const again = place(path);
-        if (!again.ok) {
-          rmSync(tmp, { force: true });
-          return { kind: 'failed', reason: again.reason };
-        }
-        const now = observeAbs(where.abs);
-        if (!matches(now, expect)) {
-          rmSync(tmp, { force: true });
-          return { kind: 'refused', now };
-        }
-        renameSync(tmp, where.abs);
-        return { kind: 'done', meta: metaOf(statSync(where.abs)) };
-      } catch (err) {
-        rmSync(tmp, { force: true });
-        return { kind: 'failed', reason: describeFsError(err) };
-      }
-    },
-
-    async unlink(path, { expect }): Promise<UnlinkResult> {
-      const where = place(path);
-      if (!where.ok) return { kind: 'failed', reason: where.reason };
-      const now = observeAbs(where.abs);
-      if (!matches(now, expect)) return { kind: 'refused', now };
-      if (now.kind === 'absent') return { kind: 'done' };
-      try {
-        unlinkSync(where.abs);
-        return { kind: 'done' };
-      } catch (err) {
-        if (isMissing(err)) return { kind: 'done' };
-        return { kind: 'failed', reason: describeFsError(err) };
-      }
-    },
-
-    async syncDirectory(dir): Promise<void> {
-      // The directory and each parent up to the root: a write may have created them.
-      let at = dir;
-      for (;;) {
-        const where = place(at);
-        if (where.ok) syncDirectory(where.abs);
-        if (at === '') break;
-        const slash = at.lastIndexOf('/');
-        at = slash === -1 ? '' : at.slice(0, slash);
-      }
-    },
-  };
 }
 
+/**
+ * Removes `name` where it holds what `expect` says: moved aside first (only where nothing
+ * else took the aside name), the file moved checked, then removed — or moved back.
+ */
+function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectation): UnlinkResult {
+  const now = observeIn(disk, dir, name);
+  const stop = checkEffect(now, expect);
+  if (stop !== null) return stop as UnlinkResult;
+  if (now.kind === 'absent') return { kind: 'done' };
+  const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
+  if (atomic === null || expect.kind !== 'file') {
+    dir.unlink(name);
+    return { kind: 'done' };
+  }
+  const aside = tempName(name);
+  try {
+    atomic.renameNoReplace(name, aside);
+    const out = dir.lstat(aside);
+    if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+      dir.unlink(aside);
+      return { kind: 'done' };
+    }
+    // A save landed meanwhile: put it back (a newer file made at the name in between wins, and the moved one goes).
+    try {
+      atomic.renameNoReplace(aside, name);
+    } catch {
+      dir.unlink(aside);
+    }
+    return { kind: 'refused', now: observeIn(disk, dir, name) };
+  } catch (err) {
+    if (!unsupported(err)) throw err;
+    dir.unlink(name);
+    return { kind: 'done' };
+  } finally {
+    doneWriting(aside);
+  }
+}
+
+function unlinkFile(disk: Disk, path: string, expect: Expectation): UnlinkResult {
+  let where: Leaf;
+  try {
+    where = locate(disk, path, 'change', { create: false, followLeaf: false });
+  } catch (err) {
+    return { kind: 'failed', reason: describeFsError(err) };
+  }
+  if (where.ok === 'missing') return matches({ kind: 'absent' }, expect) ? { kind: 'done' } : { kind: 'refused', now: { kind: 'absent' } };
+  if (where.ok === false) return { kind: 'failed', reason: where.message };
+  try {
+    return removeChecked(disk, where.dir, where.name, expect);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return { kind: 'done' };
+    return { kind: 'failed', reason: describeFsError(err) };
+  } finally {
+    where.dir.close();
+  }
+}
+
+function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
+  const { root, rules, followSymlinks, walkCap } = disk.options;
+  const tally = newTally();
+  const files: { path: string; meta: FileMeta }[] = [];
+  const directories: string[] = [];
+  const passedOver: { path: string; reason: string; directory: boolean }[] = [];
+  const where = contain(disk, dir, 'read');
+  if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  visitTree(
+    { root, from: normal(dir), rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
+    tally,
+    (path, kind, info) => {
+      if (kind === 'directory') directories.push(path);
+      else if (info !== null) files.push({ path, meta: metaOf(disk, info) });
+    },
+  );
+  return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
+}
+
+function locateRoot(root: string): RootLocation {
+  try {
+    const st = statSync(root);
+    if (!st.isDirectory()) return { kind: 'unavailable', reason: `the mount root ${root} is not a directory` };
+    accessSync(root, constants.R_OK | constants.X_OK); // readable and searchable, without listing it
+    return { kind: 'available', identity: `${st.dev}:${st.ino}` };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'unavailable', reason: `the mount root ${root} is missing` };
+    return { kind: 'unavailable', reason: `the mount root ${root} cannot be read (${describeFsError(err)})` };
+  }
+}
+
+/** Fsyncs `dir` and each parent up to the root: a write may have created them. */
+function syncUp(disk: Disk, dir: string): void {
+  for (let at = dir; ; at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '') {
+    try {
+      const opened = openDirectory(disk.options.root, at, disk.options.followSymlinks);
+      if (opened.ok) {
+        opened.dir.sync();
+        opened.dir.close();
+      }
+    } catch {
+      // A directory that cannot be opened has nothing of ours to make durable.
+    }
+    if (at === '') return;
+  }
+}
+
+/** The mount's time keeping: as given, or learned from the root's own times. */
+function timeKeeping(options: DiskOptions): TimeKeeping {
+  const coarseMs = options.coarseTimesMs ?? null;
+  let granularityMs = options.timestampGranularityMs ?? coarseMs ?? undefined;
+  if (granularityMs === undefined) {
+    let root: StatInfo | null = null;
+    try {
+      const dir = openRoot(options.root);
+      try {
+        root = dir.lstat('.');
+      } finally {
+        dir.close();
+      }
+    } catch {
+      // unreadable root: assume the coarsest
+    }
+    granularityMs = probeGranularity(root);
+  }
+  return { granularityMs, coarseMs, now: Date.now };
+}
+
+/**
+ * The disk of one mount. Sweeps ws's leftover temporary files from the tree first (a
+ * writer killed mid-write leaves one; see `isLeftover`).
+ */
+export function diskPort(options: DiskOptions): HostDisk {
+  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options) };
+  sweepTree(options.root, options.rules);
+  return {
+    root: options.root,
+    contain: (path, purpose) => contain(disk, path, purpose),
+    kindOf: (path) => kindOf(disk, path),
+    locateRoot: async () => locateRoot(options.root),
+    stat: async (path) => stat(disk, path),
+    read: (path, maxBytes) => readFile(disk, path, maxBytes),
+    walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
+    write: async (path, bytes, { mode, expect }) => writeFile(disk, path, bytes, mode, expect),
+    unlink: async (path, { expect }) => unlinkFile(disk, path, expect),
+    syncDirectory: async (dir) => syncUp(disk, dir),
+  };
+}

@@ -4,7 +4,7 @@
  * did not look at. A named pass (a tool naming the path) ignores these rules.
  */
 import ignore, { type Ignore } from 'ignore';
-import { TEMP_PREFIX } from './atomic-write.ts';
+import { boundary, TEMP_PREFIX, WS_DIRECTORY } from './boundary.ts';
 
 /** Why a walk passed over a name. */
 export type PassedOverReason =
@@ -15,10 +15,8 @@ export type PassedOverReason =
   | 'ws temporary file'
   | 'symbolic link (the mount does not follow links)'
   | 'symbolic link leading outside the mount'
-  | 'not a regular file or directory';
-
-/** The directory ws keeps its store in by default; a walk never lists it. */
-export const WS_DIRECTORY = '.ws';
+  | 'not a regular file or directory'
+  | 'a directory that vanished during the walk';
 
 /**
  * Editors' swap, backup and lock files — `*.swp`, `*.swo`, `*.swx`, `*~`, `.#*`, `#*#` and
@@ -53,16 +51,15 @@ export interface WalkRules {
  * the store lives inside the mount (`storeRel`, mount-relative, or undefined).
  */
 export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined): WalkRules {
-  const own: Ignore | undefined = mountIgnore.length > 0 ? ignore().add([...mountIgnore]) : undefined;
-  const storeFiles =
-    storeRel === undefined ? [] : ['', '-wal', '-shm', '-journal', '.lock'].map((suffix) => `${storeRel}${suffix}`);
+  const ignored: Ignore | undefined = mountIgnore.length > 0 ? ignore().add([...mountIgnore]) : undefined;
+  const own = boundary(storeRel, []);
   return {
     passOver(rel, isDir) {
       const name = rel.slice(rel.lastIndexOf('/') + 1);
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
-      if (storeFiles.includes(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
+      if (own.own(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
       if (isDir && isBuiltIn(name)) return 'version control or dependency directory';
-      if (own?.ignores(isDir ? `${rel}/` : rel)) return 'ignored by the mount\u2019s rules';
+      if (ignored?.ignores(isDir ? `${rel}/` : rel)) return 'ignored by the mount\u2019s rules';
       if (!isDir && isEditorFile(name)) return 'editor swap or backup file';
       return undefined;
     },

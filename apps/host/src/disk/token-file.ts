@@ -7,7 +7,7 @@
  */
 import { closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { TEMP_PREFIX } from './atomic-write.ts';
+import { TEMP_PREFIX } from './boundary.ts';
 
 /** The token file lies beside the store, named after it, so each store has its own. */
 export const TOKEN_SUFFIX = '.token';

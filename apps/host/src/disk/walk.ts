@@ -1,20 +1,17 @@
 /**
- * Walking a mount's tree without holding it: a generator that yields files and
- * directories, files in path order (plain string order of the mount-relative paths;
- * a directory just before what it holds), and
- * counts what it passed over. The one rule: a walk never leaves the root and never
- * reads a file's bytes — the caller decides what to read.
+ * Walking a mount's tree without holding it: a plain recursion over held directories
+ * that tells its caller of files and directories in path order (plain string order of
+ * the mount-relative paths; a directory just before what it holds), and counts what it
+ * passed over. The one rule: a walk never leaves the root and never opens a file — it
+ * only lists directories and stats names in them, so a FIFO or a device is never read.
  */
-import { type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
-import { isInside } from './contain.ts';
+import type { Dirent } from 'node:fs';
+import { isLeftover, TEMP_PREFIX } from './boundary.ts';
+import type { HeldDir } from './held.ts';
+import type { StatInfo } from './libc.ts';
+import { openDirectory, resolvePath } from './resolve.ts';
 import type { PassedOverReason, WalkRules } from './rules.ts';
-
-/** One thing a walk found. */
-export interface WalkEntry {
-  /** Mount-relative, `/`-separated. */
-  readonly path: string;
-  readonly kind: 'file' | 'directory';
-}
+import { describeFsError } from './sentences.ts';
 
 /** What a walk passed over and could not read, filled in as it goes. */
 export interface WalkTally {
@@ -45,95 +42,103 @@ export function newTally(): WalkTally {
   return { passedOver: {}, unreadable: [] };
 }
 
+/** What a walk tells of one entry: a file with its stat, or a directory. */
+export type Visit = (path: string, kind: 'file' | 'directory', info: StatInfo | null) => void;
 
-/** Why a system error stopped a read, in words. */
-export function describeFsError(err: unknown): string {
-  const code = (err as { code?: string }).code;
-  switch (code) {
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'ENOENT':
-      return 'it vanished while being read';
-    case 'ENOTDIR':
-      return 'a part of the path is not a directory';
-    case 'ELOOP':
-      return 'too many symbolic links';
-    default:
-      return err instanceof Error ? err.message : String(err);
+/** An entry as classified; a directory reached through a followed link is opened from the root again. */
+type Found = { kind: 'file'; info: StatInfo } | { kind: 'directory'; viaLink: boolean } | { kind: 'other' } | { kind: 'gone' };
+
+function typeHint(d: Dirent): 'file' | 'directory' | 'symlink' | 'other' | 'unknown' {
+  if (d.isFile()) return 'file';
+  if (d.isDirectory()) return 'directory';
+  if (d.isSymbolicLink()) return 'symlink';
+  if (d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()) return 'other';
+  return 'unknown';
+}
+
+function found(info: StatInfo | null, viaLink: boolean): Found {
+  if (info === null) return { kind: 'gone' };
+  if (info.type === 'file') return { kind: 'file', info };
+  if (info.type === 'directory') return { kind: 'directory', viaLink };
+  return { kind: 'other' };
+}
+
+/** A symlink's target where the mount follows links and it stays inside; else why it is passed over. */
+function throughLink(root: string, rel: string): Found | PassedOverReason {
+  const r = resolvePath(root, rel, { follow: true, create: false, followLeaf: true });
+  if (!r.ok) return r.why === 'outside' ? 'symbolic link leading outside the mount' : 'not a regular file or directory';
+  try {
+    return found(r.dir.lstat(r.name), true);
+  } finally {
+    r.dir.close();
   }
+}
+
+/** What one directory entry is, from its type and (for a file) a stat; never opened. */
+function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: Dirent, rel: string): Found | PassedOverReason {
+  const hint = typeHint(d);
+  if (hint === 'other') return 'not a regular file or directory';
+  if (hint === 'symlink' && !followSymlinks) return 'symbolic link (the mount does not follow links)';
+  if (hint === 'symlink') return throughLink(root, rel);
+  if (hint === 'directory') return { kind: 'directory', viaLink: false };
+  return found(dir.lstat(d.name), false);
 }
 
 /**
  * Walks beneath `from`, telling `visit` of each entry in path order and counting what it
- * passes over into `tally`. A plain recursion (no generators): a walk of a large mount
- * runs this once per entry, so it stays cheap.
+ * passes over into `tally`. Stale temporary files it meets are removed (see
+ * {@link isLeftover}). A directory that vanishes mid-walk holds nothing; one that cannot
+ * be read is recorded in `tally.unreadable`, and the walk goes on.
  */
-export function visitTree(options: WalkOptions, tally: WalkTally, visit: (path: string, kind: 'file' | 'directory') => void): void {
+export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit): void {
   const { root, rules, followSymlinks, cap } = options;
   let seen = 0;
   const visited = new Set<string>();
+  const nowMs = Date.now();
   const count = (reason: PassedOverReason, path: string, directory: boolean) => {
     tally.passedOver[reason] = (tally.passedOver[reason] ?? 0) + 1;
     options.onPassOver?.(path, reason, directory);
   };
 
-  const dir = (rel: string): boolean => {
-    const abs = rel === '' ? root : `${root}/${rel}`;
-    if (followSymlinks) {
-      const real = realpathSync(abs);
-      if (visited.has(real)) return true;
-      visited.add(real);
-    }
-    let dirents: Dirent[];
-    try {
-      dirents = readdirSync(abs, { withFileTypes: true });
-    } catch (err) {
-      // A directory that is gone holds nothing (what was beneath it is absent); one
-      // that is there but cannot be read is a region the walk could not see.
-      const code = (err as { code?: string }).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') tally.unreadable.push({ path: rel, reason: describeFsError(err) });
-      return true;
-    }
+  const list = (dir: HeldDir, rel: string): boolean => {
     const prefix = rel === '' ? '' : `${rel}/`;
     // Sort keys: a "/" after each subdirectory's name makes the depth-first order the
     // plain string order of whole paths.
     const keys: string[] = [];
-    const kinds = new Map<string, 'file' | 'directory'>();
-    for (const d of dirents) {
+    const kinds = new Map<string, Found>();
+    for (const d of dir.entries()) {
       const childRel = prefix + d.name;
-      let kind: 'file' | 'directory' | undefined;
-      if (d.isFile()) kind = 'file';
-      else if (d.isDirectory()) kind = 'directory';
-      else if (d.isSymbolicLink()) {
-        if (!followSymlinks) {
-          count('symbolic link (the mount does not follow links)', childRel, false);
-          continue;
-        }
-        try {
-          const real = realpathSync(`${abs}/${d.name}`);
-          if (!isInside(root, real)) {
-            count('symbolic link leading outside the mount', childRel, false);
-            continue;
-          }
-          const st = statSync(real);
-          kind = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : undefined;
-        } catch {
-          kind = undefined;
-        }
+      let f: Found | PassedOverReason;
+      try {
+        f = classify(root, followSymlinks, dir, d, childRel);
+      } catch (err) {
+        tally.unreadable.push({ path: childRel, reason: describeFsError(err) });
+        continue;
       }
-      if (kind === undefined) {
+      if (typeof f === 'string') {
+        count(f, childRel, false);
+        continue;
+      }
+      if (f.kind === 'gone') continue;
+      if (f.kind === 'other') {
         count('not a regular file or directory', childRel, false);
         continue;
       }
-      const reason = rules.passOver(childRel, kind === 'directory');
+      if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && isLeftover(d.name, f.info.mtimeSec * 1000, nowMs)) {
+        try {
+          dir.unlink(d.name);
+        } catch {
+          // Another sweep took it, or it cannot be removed: it is passed over either way.
+        }
+      }
+      const reason = rules.passOver(childRel, f.kind === 'directory');
       if (reason !== undefined) {
-        count(reason, childRel, kind === 'directory');
+        count(reason, childRel, f.kind === 'directory');
         continue;
       }
-      const key = kind === 'directory' ? `${d.name}/` : d.name;
+      const key = f.kind === 'directory' ? `${d.name}/` : d.name;
       keys.push(key);
-      kinds.set(key, kind);
+      kinds.set(key, f);
     }
     keys.sort();
     for (const key of keys) {
@@ -142,20 +147,116 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: (path: 
         return false;
       }
       seen++;
-      const kind = kinds.get(key)!;
-      const childRel = prefix + (kind === 'directory' ? key.slice(0, -1) : key);
-      visit(childRel, kind);
-      if (kind === 'directory' && !options.shallow && !dir(childRel)) return false;
+      const f = kinds.get(key) as Found & { kind: 'file' | 'directory' };
+      const childRel = prefix + (f.kind === 'directory' ? key.slice(0, -1) : key);
+      visit(childRel, f.kind, f.kind === 'file' ? f.info : null);
+      if (f.kind === 'directory' && !options.shallow && !enter(f.viaLink ? null : dir, childRel)) return false;
     }
     return true;
   };
 
-  dir(options.from);
+  /** Enters `rel`: from its held parent (never through a link there), or from the root where a link led to it. */
+  const enter = (parent: HeldDir | null, rel: string): boolean => {
+    let dir: HeldDir;
+    try {
+      if (parent !== null) {
+        dir = parent.openDir(rel.slice(rel.lastIndexOf('/') + 1));
+      } else {
+        const opened = openDirectory(root, rel, followSymlinks);
+        if (!opened.ok) {
+          if (rel !== options.from) count('a directory that vanished during the walk', rel, true);
+          return true;
+        }
+        dir = opened.dir;
+      }
+    } catch (err) {
+      // A directory that is gone (or was swapped for a link or a file) holds nothing now:
+      // it is counted, and a pass looks at what it held there by name.
+      const code = (err as { code?: string }).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') tally.unreadable.push({ path: rel, reason: describeFsError(err) });
+      else if (rel !== options.from) count('a directory that vanished during the walk', rel, true);
+      return true;
+    }
+    try {
+      if (followSymlinks) {
+        const me = dir.lstat('.');
+        const id = me ? `${me.dev}:${me.ino}` : rel;
+        if (visited.has(id)) return true;
+        visited.add(id);
+      }
+      return list(dir, rel);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') tally.unreadable.push({ path: rel, reason: describeFsError(err) });
+      return true;
+    } finally {
+      dir.close();
+    }
+  };
+
+  enter(null, options.from);
+}
+
+/** One thing a walk found. */
+export interface WalkEntry {
+  /** Mount-relative, `/`-separated. */
+  readonly path: string;
+  readonly kind: 'file' | 'directory';
+  /** The file's stat (null for a directory). */
+  readonly info: StatInfo | null;
 }
 
 /** Every entry beneath `from`, in path order (see {@link visitTree}). */
 export function walk(options: WalkOptions, tally: WalkTally): WalkEntry[] {
   const entries: WalkEntry[] = [];
-  visitTree(options, tally, (path, kind) => entries.push({ path, kind }));
+  visitTree(options, tally, (path, kind, info) => entries.push({ path, kind, info }));
   return entries;
+}
+
+/**
+ * Removes ws's leftover temporary files beneath the root (see {@link isLeftover}): names
+ * only, no file is opened, directories a walk passes over are not entered, symlinks are
+ * not followed. Faults are ignored: a sweep is tidying, never a reason to fail.
+ */
+export function sweepTree(root: string, rules: WalkRules): void {
+  const nowMs = Date.now();
+  const sweep = (dir: HeldDir, rel: string) => {
+    const prefix = rel === '' ? '' : `${rel}/`;
+    for (const d of dir.entries()) {
+      if (d.isDirectory()) {
+        if (rules.passOver(prefix + d.name, true) !== undefined) continue;
+        let sub: HeldDir;
+        try {
+          sub = dir.openDir(d.name);
+        } catch {
+          continue;
+        }
+        try {
+          sweep(sub, prefix + d.name);
+        } catch {
+          // unreadable: nothing to tidy there
+        } finally {
+          sub.close();
+        }
+      } else if (d.name.startsWith(TEMP_PREFIX)) {
+        try {
+          const st = dir.lstat(d.name);
+          if (st?.type === 'file' && isLeftover(d.name, st.mtimeSec * 1000, nowMs)) dir.unlink(d.name);
+        } catch {
+          // gone, or not ours to remove
+        }
+      }
+    }
+  };
+  try {
+    const opened = openDirectory(root, '', false);
+    if (!opened.ok) return;
+    try {
+      sweep(opened.dir, '');
+    } finally {
+      opened.dir.close();
+    }
+  } catch {
+    // The root is missing or unreadable: locateRoot says so where it matters.
+  }
 }

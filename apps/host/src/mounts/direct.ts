@@ -1,17 +1,16 @@
 /**
- * A direct mount: disk as it is. Reads, listings and searches look at disk; writes,
- * edits and deletions change disk at once, each file atomically. It keeps nothing of
- * its own. The one rule: a commit checks every change before it writes any, and puts
- * back what it wrote if a later write fails, so a batch lands whole or not at all.
+ * A direct mount: disk as it is, over the same host disk port as a store-backed mount.
+ * Reads, listings and searches look at disk; writes, edits and deletions change disk at
+ * once, each file atomically. It keeps nothing of its own. The one rule: a commit checks
+ * every change before it writes any, writes each with the fingerprint it checked as the
+ * expectation (so a change made meanwhile is never overwritten), and puts back what it
+ * wrote if a later write fails, so a batch lands whole or not at all.
  */
-import { lstatSync, readFileSync, statSync } from 'node:fs';
-import type { Change, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile } from '@ws/tools';
+import { type FileMeta, looksBinary, type UnlinkResult, type WriteResult } from '@ws/reconcile';
+import type { Change, Entry, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
-import { atomicWrite, durableUnlink } from '../disk/atomic-write.ts';
-import { looksBinary } from '@ws/reconcile';
-import { containPath } from '../disk/contain.ts';
-import { type WalkRules, walkRules } from '../disk/rules.ts';
-import { describeFsError, newTally, walk } from '../disk/walk.ts';
+import { diskPort, type HostDisk } from '../disk/disk-port.ts';
+import { walkRules } from '../disk/rules.ts';
 import { mountWords } from './words.ts';
 
 /** Most entries one listing or search walks before it says it is incomplete. */
@@ -22,169 +21,156 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
+/** One change of a commit, checked: what disk held, as bytes and as the expectation to write against. */
+interface Planned {
+  readonly path: string;
+  readonly bytes: Uint8Array | null;
+  readonly before: Uint8Array | null;
+  readonly meta: FileMeta | null;
+}
+
+type Words = ReturnType<typeof mountWords>;
+
+function refuse(message: string): Refusal {
+  return { ok: false, message };
+}
+
+async function read(disk: HostDisk, config: MountConfig, words: Words, path: string): Promise<ReadOutcome> {
+  const where = disk.contain(path, 'read');
+  if (!where.ok) return { kind: 'answer', message: where.message };
+  const kind = disk.kindOf(path);
+  if (kind.kind === 'directory') return { kind: 'directory' };
+  if (kind.kind === 'absent') return { kind: 'missing' };
+  if (kind.kind === 'other') return { kind: 'answer', message: words.unreadable(path, kind.reason) };
+  const got = await disk.read(path, config.maxFileSize);
+  if (got.kind === 'absent') return { kind: 'missing' };
+  if (got.kind === 'unobservable') return { kind: 'answer', message: words.unreadable(path, got.reason) };
+  if (got.bytes === null) return { kind: 'answer', message: words.tooLarge(path, got.meta.size, config.maxFileSize) };
+  if (looksBinary(got.bytes)) return { kind: 'binary', size: got.bytes.length };
+  return { kind: 'file', bytes: got.bytes, notes: [] };
+}
+
+async function list(disk: HostDisk, words: Words, path: string, recursive: boolean): Promise<ListOutcome> {
+  const where = disk.contain(path, 'read');
+  if (!where.ok) return refuse(where.message);
+  const kind = disk.kindOf(path);
+  if (kind.kind === 'absent') return refuse(words.missing(path));
+  if (kind.kind === 'other') return refuse(words.unreadable(path, kind.reason));
+  if (kind.kind !== 'directory') return refuse(words.notADirectory(path));
+  const found = await disk.walk(path, { shallow: !recursive });
+  const entries: Entry[] = [
+    ...found.directories.map((d) => ({ path: d, kind: 'directory' as const })),
+    ...found.files.map((f) => ({ path: f.path, kind: 'file' as const, size: f.meta.size })),
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const passedOver: Record<string, number> = {};
+  for (const p of found.passedOver) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
+  const incomplete = found.incomplete ?? (found.unreadable.length ? words.unreadableRegions(found.unreadable) : undefined);
+  return { ok: true, entries, passedOver, ...(incomplete ? { incomplete } : {}) };
+}
+
+async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, path: string): AsyncIterable<SearchFile> {
+  if (!disk.contain(path, 'read').ok) return;
+  const kind = disk.kindOf(path);
+  if (kind.kind === 'absent') return;
+  if (kind.kind === 'other') {
+    yield { path, skipped: kind.reason };
+    return;
+  }
+  const files = kind.kind === 'directory' ? (await disk.walk(path)).files.map((f) => f.path) : [path];
+  for (const rel of files) {
+    const got = await disk.read(rel, config.maxFileSize);
+    if (got.kind === 'absent') continue;
+    if (got.kind === 'unobservable') yield { path: rel, skipped: got.reason };
+    else if (got.bytes === null) yield { path: rel, skipped: words.overLimit(got.meta.size, config.maxFileSize) };
+    else yield { path: rel, bytes: got.bytes };
+  }
+}
+
+/** Checks every change first: containment, size, and that each path still holds what the change was planned on. */
+async function plan(disk: HostDisk, config: MountConfig, words: Words, changes: readonly Change[]): Promise<Planned[] | Refusal> {
+  const planned: Planned[] = [];
+  for (const ch of changes) {
+    const where = disk.contain(ch.path, 'change');
+    if (!where.ok) return refuse(where.message);
+    if (ch.bytes !== null && ch.bytes.length > config.maxFileSize) {
+      return refuse(words.contentTooLarge(ch.path, ch.bytes.length, config.maxFileSize));
+    }
+    const kind = disk.kindOf(ch.path);
+    if (kind.kind === 'directory') return refuse(words.unreadable(ch.path, 'a directory is there'));
+    if (kind.kind === 'other') return refuse(words.unreadable(ch.path, kind.reason));
+    const got = await disk.read(ch.path, Number.MAX_SAFE_INTEGER);
+    if (got.kind === 'unobservable') return refuse(words.unreadable(ch.path, got.reason));
+    const before = got.kind === 'file' ? got.bytes : null;
+    if (ch.expected !== undefined && !sameBytes(before, ch.expected)) return refuse(words.changedSincePlanned(ch.path));
+    if (ch.bytes === null && before === null) return refuse(words.missing(ch.path));
+    planned.push({ path: ch.path, bytes: ch.bytes, before, meta: got.kind === 'file' ? got.meta : null });
+  }
+  return planned;
+}
+
+/** Writes or removes one planned change against what disk held; the new fingerprint, or why not. */
+async function apply(disk: HostDisk, words: Words, p: Planned): Promise<{ ok: true; meta: FileMeta | null } | Refusal> {
+  const expect = p.meta === null ? ({ kind: 'absent' } as const) : ({ kind: 'file', fingerprint: p.meta.fingerprint } as const);
+  const done: WriteResult | UnlinkResult =
+    p.bytes === null ? await disk.unlink(p.path, { expect }) : await disk.write(p.path, p.bytes, { mode: p.meta?.mode ?? null, expect });
+  if (done.kind === 'refused') return refuse(words.changedSincePlanned(p.path));
+  if (done.kind === 'failed') return refuse(words.writeFailed(p.path, done.reason));
+  const slash = p.path.lastIndexOf('/');
+  await disk.syncDirectory(slash < 0 ? '' : p.path.slice(0, slash));
+  return { ok: true, meta: 'meta' in done ? (done.meta as FileMeta) : null };
+}
+
+async function commit(disk: HostDisk, config: MountConfig, words: Words, changes: readonly Change[]) {
+  if (config.readOnly) return refuse(words.readOnly());
+  const planned = await plan(disk, config, words, changes);
+  if (!Array.isArray(planned)) return planned;
+  const done: { p: Planned; meta: FileMeta | null }[] = [];
+  for (const p of planned) {
+    const r = await apply(disk, words, p);
+    if (r.ok) {
+      done.push({ p, meta: r.meta });
+      continue;
+    }
+    // Put back what this batch already wrote, newest first, where disk still holds it.
+    for (const { p: q, meta } of done.reverse()) {
+      await apply(disk, words, { path: q.path, bytes: q.before, before: q.bytes, meta });
+    }
+    return r;
+  }
+  // The receipt says what changed; a direct commit has nothing to add.
+  const report: Report = {};
+  return { ok: true as const, report };
+}
+
 /** A direct mount over `config.root`. `storeRel`: the store's path inside this root, if it is. */
 export function directMount(config: MountConfig, storeRel: string | undefined): Mount {
-  const rules: WalkRules = walkRules(config.ignore, storeRel);
   const words = mountWords(config.name);
-
-  function refuse(message: string): Refusal {
-    return { ok: false, message };
-  }
-
-  /** Current bytes at an absolute path: null when absent; throws other errors. */
-  function current(abs: string): Uint8Array | null {
-    try {
-      return readFileSync(abs);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'ENOENT') return null;
-      throw err;
-    }
-  }
-
+  const disk = diskPort({
+    root: config.root,
+    rules: walkRules(config.ignore, storeRel),
+    followSymlinks: config.followSymlinks,
+    walkCap: WALK_CAP,
+    ...(storeRel === undefined ? {} : { storeRel }),
+    protect: config.protect,
+    mount: config.name,
+  });
   return {
     name: config.name,
     backend: 'direct',
     readOnly: config.readOnly,
     maxFileSize: config.maxFileSize,
-
-    async read(path): Promise<ReadOutcome> {
-      const where = containPath(config.root, path, config.followSymlinks);
-      if (!where.ok) return { kind: 'answer', message: where.reason };
-      try {
-        const st = statSync(where.abs);
-        if (st.isDirectory()) return { kind: 'directory' };
-        if (!st.isFile()) return { kind: 'answer', message: words.notAFile(path) };
-        if (st.size > config.maxFileSize) return { kind: 'answer', message: words.tooLarge(path, st.size, config.maxFileSize) };
-        const bytes = readFileSync(where.abs);
-        if (looksBinary(bytes)) return { kind: 'binary', size: bytes.length };
-        return { kind: 'file', bytes, notes: [] };
-      } catch (err) {
-        if ((err as { code?: string }).code === 'ENOENT') return { kind: 'missing' };
-        return { kind: 'answer', message: words.unreadable(path, describeFsError(err)) };
-      }
-    },
-
-    async list(path, options): Promise<ListOutcome> {
-      const where = containPath(config.root, path, config.followSymlinks);
-      if (!where.ok) return refuse(where.reason);
-      let st: ReturnType<typeof statSync>;
-      try {
-        st = statSync(where.abs);
-      } catch (err) {
-        return refuse((err as { code?: string }).code === 'ENOENT' ? words.missing(path) : words.unreadable(path, describeFsError(err)));
-      }
-      if (!st.isDirectory()) return refuse(words.notADirectory(path));
-      const tally = newTally();
-      const entries = [];
-      for (const e of walk({ root: config.root, from: path, rules, followSymlinks: config.followSymlinks, cap: WALK_CAP, shallow: !options.recursive }, tally)) {
-        if (e.kind === 'directory') {
-          entries.push({ path: e.path, kind: e.kind });
-          continue;
-        }
-        let size = 0;
-        try {
-          size = statSync(`${config.root}/${e.path}`).size;
-        } catch {
-          continue; // vanished between the listing and the stat
-        }
-        entries.push({ path: e.path, kind: e.kind, size });
-      }
-      const incomplete = tally.incomplete ?? (tally.unreadable.length ? words.unreadableRegions(tally.unreadable) : undefined);
-      return { ok: true, entries, passedOver: tally.passedOver, ...(incomplete ? { incomplete } : {}) };
-    },
-
-    async *searchFiles(path): AsyncIterable<SearchFile> {
-      const where = containPath(config.root, path, config.followSymlinks);
-      if (!where.ok) return;
-      let st: ReturnType<typeof lstatSync>;
-      try {
-        st = statSync(where.abs);
-      } catch {
-        return;
-      }
-      const files = st.isDirectory()
-        ? (function* () {
-            for (const e of walk({ root: config.root, from: path, rules, followSymlinks: config.followSymlinks, cap: WALK_CAP }, newTally())) {
-              if (e.kind === 'file') yield e.path;
-            }
-          })()
-        : [path];
-      for (const rel of files) {
-        const abs = `${config.root}/${rel}`;
-        try {
-          const size = statSync(abs).size;
-          if (size > config.maxFileSize) {
-            yield { path: rel, skipped: words.overLimit(size, config.maxFileSize) };
-            continue;
-          }
-          yield { path: rel, bytes: readFileSync(abs) };
-        } catch (err) {
-          yield { path: rel, skipped: describeFsError(err) };
-        }
-      }
-    },
-
-    async commit(changes: readonly Change[]) {
-      if (config.readOnly) return refuse(words.readOnly());
-      // Check everything first: containment, and that each path still holds what the change was planned on.
-      const planned: { path: string; abs: string; bytes: Uint8Array | null; before: Uint8Array | null }[] = [];
-      for (const ch of changes) {
-        const where = containPath(config.root, ch.path, config.followSymlinks);
-        if (!where.ok) return refuse(where.reason);
-        if (ch.bytes !== null && ch.bytes.length > config.maxFileSize) {
-          return refuse(words.contentTooLarge(ch.path, ch.bytes.length, config.maxFileSize));
-        }
-        let before: Uint8Array | null;
-        try {
-          before = current(where.abs);
-        } catch (err) {
-          return refuse(words.unreadable(ch.path, describeFsError(err)));
-        }
-        if (ch.expected !== undefined && !sameBytes(before, ch.expected)) return refuse(words.changedSincePlanned(ch.path));
-        if (ch.bytes === null && before === null) return refuse(words.missing(ch.path));
-        planned.push({ path: ch.path, abs: where.abs, bytes: ch.bytes, before });
-      }
-      const done: typeof planned = [];
-      try {
-        for (const p of planned) {
-          if (p.bytes === null) durableUnlink(p.abs);
-          else atomicWrite(p.abs, p.bytes);
-          done.push(p);
-        }
-      } catch (err) {
-        // Put back what this batch already wrote, newest first.
-        for (const p of done.reverse()) {
-          try {
-            if (p.before === null) durableUnlink(p.abs);
-            else atomicWrite(p.abs, p.before);
-          } catch {
-            // Nothing more can be done here; the error below names the failed path.
-          }
-        }
-        const failed = planned[done.length];
-        return refuse(words.writeFailed(failed.path, describeFsError(err)));
-      }
-      // The receipt says what changed; a direct commit has nothing to add.
-      const report: Report = {};
-      return { ok: true as const, report };
-    },
-
+    read: (path) => read(disk, config, words, path),
+    list: (path, options) => list(disk, words, path, options.recursive),
+    searchFiles: (path) => searchFiles(disk, config, words, path),
+    commit: (changes) => commit(disk, config, words, changes),
     async sync() {
       return { ok: true as const, report: { mount: config.name, backend: 'direct', note: words.directNothingToSync() } };
     },
-
     async materialize() {
       return { ok: true as const, report: { mount: config.name, backend: 'direct', note: words.directNothingToMaterialize() } };
     },
-
     async status(): Promise<Report> {
-      return {
-        mount: config.name,
-        backend: 'direct',
-        root: config.root,
-        readOnly: config.readOnly,
-        maxFileSize: config.maxFileSize,
-      };
+      return { mount: config.name, backend: 'direct', root: config.root, readOnly: config.readOnly, maxFileSize: config.maxFileSize };
     },
   };
 }

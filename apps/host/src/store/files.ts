@@ -4,8 +4,11 @@
  * and containment take this list, so a new file here is out of reach everywhere at once.
  */
 
-/** Suffixes of the store's files: the database, SQLite's WAL, index and journal, the lock and the waiters' lock. */
-export const STORE_FILE_SUFFIXES = ['', '-wal', '-shm', '-journal', '.lock', '.lock-wait'] as const;
+/**
+ * Suffixes of the store's files: the database, SQLite's WAL, index and journal, the lock,
+ * the waiters' lock, and the HTTP server's token file.
+ */
+export const STORE_FILE_SUFFIXES = ['', '-wal', '-shm', '-journal', '.lock', '.lock-wait', '.token'] as const;
 
 /** Every file of the store at `storePath`. */
 export function storeFiles(storePath: string): string[] {

@@ -252,7 +252,7 @@ export class SqliteStore implements Store {
       const selected = this.selectedBranch();
       const rows = this.db
         .query(
-          'SELECT b.name, b.created_at, b.created_from, (SELECT COUNT(*) FROM tree t WHERE t.branch = b.name) AS files FROM branches b ORDER BY b.created_at, b.name',
+          'SELECT b.name, b.created_at, b.created_from, (SELECT COUNT(*) FROM tree t WHERE t.branch = b.name) AS files FROM branches b ORDER BY b.created_at, b.created_from IS NOT NULL, b.name',
         )
         .all() as { name: string; created_at: number; created_from: string | null; files: number }[];
       return rows.map((r) => ({

@@ -9,8 +9,6 @@
 import { type DiskPort, type Hasher, type PassResult, type Reconciler, createReconciler, looksBinary } from '@ws/reconcile';
 import type { Mount, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
-import { containPath } from '../../disk/contain.ts';
-import { isDirectoryAt } from '../../disk/directory-at.ts';
 import { diskPort } from '../../disk/disk-port.ts';
 import { walkRules } from '../../disk/rules.ts';
 import type { Lock } from '../../store/lock.ts';
@@ -18,7 +16,7 @@ import type { Store } from '../../store/store.ts';
 import { WALK_CAP } from '../direct.ts';
 import { mountWords } from '../words.ts';
 import { commitChanges, refuseBeforeLock } from './commit.ts';
-import type { Containment, StoreMountContext } from './context.ts';
+import type { Containment, Purpose, StoreMountContext } from './context.ts';
 import { listPath } from './list.ts';
 import { materializePath } from './materialize.ts';
 import { readPath } from './read.ts';
@@ -68,7 +66,15 @@ export interface StoreMount extends Mount {
 /** The context of one mount: its disk (wrapped where a test asks), its reconciler and its words. */
 function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext {
   const { store, lock, hash } = deps;
-  const realDisk = diskPort({ root: config.root, rules: walkRules(config.ignore, deps.storeRel), followSymlinks: config.followSymlinks, walkCap: WALK_CAP });
+  const realDisk = diskPort({
+    root: config.root,
+    rules: walkRules(config.ignore, deps.storeRel),
+    followSymlinks: config.followSymlinks,
+    walkCap: WALK_CAP,
+    ...(deps.storeRel === undefined ? {} : { storeRel: deps.storeRel }),
+    protect: config.protect,
+    mount: config.name,
+  });
   const disk = deps.wrapDisk ? deps.wrapDisk(realDisk) : realDisk;
   const reconciler: Reconciler = createReconciler({
     store,
@@ -79,10 +85,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     maxFileSize: config.maxFileSize,
     isBinary: looksBinary,
   });
-  const contain = (path: string): Containment => {
-    const where = containPath(config.root, path, config.followSymlinks);
-    return where.ok ? where : { ok: false, message: where.reason };
-  };
+  const contain = (path: string, purpose: Purpose): Containment => realDisk.contain(path, purpose);
   const ctx: StoreMountContext = {
     config,
     disk,
@@ -93,8 +96,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     checksDisk: config.watch !== 'never',
     contain,
     async isDirectory(path) {
-      const where = contain(path);
-      return where.ok && isDirectoryAt(where.abs);
+      return realDisk.kindOf(path).kind === 'directory';
     },
     async pass(scope, options = {}) {
       const result = await reconciler.pass({ scope, ...options });

@@ -1,0 +1,90 @@
+/**
+ * Fingerprints, and when one is evidence. A fingerprint is inode, size, mtime and ctime;
+ * equal fingerprints promise equal bytes. The one rule (git's "racily clean"): a stat
+ * taken within the file system's timestamp granularity of the file's last change (or of
+ * a change time in the future) cannot promise that — a same-size save in the same tick
+ * would keep every field — so its fingerprint gets a unique suffix that no later stat
+ * can equal, and the next check compares content instead. Point-of-effect checks compare
+ * the fingerprints without the suffix ({@link sameFile}).
+ */
+import type { FileMeta } from '@ws/reconcile';
+import type { StatInfo } from './libc.ts';
+
+/** How a mount's file system keeps time. */
+export interface TimeKeeping {
+  /** How far apart two changes must be for their timestamps to differ, in ms. */
+  readonly granularityMs: number;
+  /** Times as a coarse file system would keep them (truncated to this many ms); tests simulate one so. */
+  readonly coarseMs: number | null;
+  /** The clock stats are compared with (ms since the epoch). */
+  readonly now: () => number;
+}
+
+/** Where the granularity is unknown: FAT's 2 s covers every common file system. */
+export const UNKNOWN_GRANULARITY_MS = 2000;
+/**
+ * Where a file system keeps nanoseconds, its times still come from the kernel's coarse
+ * clock, one tick apart (1–10 ms): a safe bound for the tick.
+ */
+export const FINE_GRANULARITY_MS = 20;
+
+/**
+ * The granularity a directory's own times show: sub-second parts mean a file system that
+ * keeps them; whole seconds everywhere mean one that may keep 1 s or 2 s.
+ */
+export function probeGranularity(root: StatInfo | null): number {
+  if (root === null) return UNKNOWN_GRANULARITY_MS;
+  return root.mtimeNsec !== 0 || root.ctimeNsec !== 0 ? FINE_GRANULARITY_MS : UNKNOWN_GRANULARITY_MS;
+}
+
+let issued = 0;
+
+function timeOf(sec: number, nsec: number, coarseMs: number | null): { ms: number; text: string } {
+  const ms = sec * 1000 + nsec / 1e6;
+  if (coarseMs === null) return { ms, text: `${sec}.${nsec}` };
+  const cut = Math.floor(ms / coarseMs) * coarseMs;
+  return { ms: cut, text: String(cut) };
+}
+
+/** A stat's metadata, its fingerprint marked racy where it cannot vouch for the bytes. */
+export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
+  const m = timeOf(st.mtimeSec, st.mtimeNsec, time.coarseMs);
+  const c = timeOf(st.ctimeSec, st.ctimeNsec, time.coarseMs);
+  const base = `${st.ino}:${st.size}:${m.text}:${c.text}`;
+  const racy = time.now() - Math.max(m.ms, c.ms) < time.granularityMs;
+  return {
+    size: st.size,
+    mtimeMs: m.ms,
+    ctimeMs: c.ms,
+    mode: st.mode,
+    fingerprint: racy ? `${base}~${Date.now().toString(36)}.${process.pid}.${++issued}` : base,
+  };
+}
+
+/** Two fingerprints name the same file as it was then (racy suffixes aside): for point-of-effect checks. */
+export function sameFile(a: string, b: string): boolean {
+  const i = a.indexOf('~');
+  const j = b.indexOf('~');
+  return (i < 0 ? a : a.slice(0, i)) === (j < 0 ? b : b.slice(0, j));
+}
+
+/**
+ * The file that came out of an exchange is the one a fingerprint named: the same inode,
+ * size and mtime (a rename sets the moved file's ctime, so ctime cannot be compared).
+ */
+export function sameFileMoved(out: string, expected: string): boolean {
+  const fields = (fp: string) => fp.split('~')[0].split(':').slice(0, 3).join(':');
+  return fields(out) === fields(expected);
+}
+
+/** Two stats of one open file show no change between them (exact times, whatever the granularity). */
+export function sameStat(a: StatInfo, b: StatInfo): boolean {
+  return (
+    a.ino === b.ino &&
+    a.size === b.size &&
+    a.mtimeSec === b.mtimeSec &&
+    a.mtimeNsec === b.mtimeNsec &&
+    a.ctimeSec === b.ctimeSec &&
+    a.ctimeNsec === b.ctimeNsec
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * A held directory: an open descriptor every effect acts relative to, so a directory
+ * that is renamed or swapped for a symlink after it was opened cannot send an effect
+ * elsewhere. The one rule: a name given to these methods is one path component, never
+ * followed where it is a symlink (`O_NOFOLLOW`, `AT_SYMLINK_NOFOLLOW`). Where `bun:ffi`
+ * has no libc calls, {@link openRoot} gives directories held by path instead, with the
+ * same interface and the checks of a path walk (racy, as the host README says).
+ */
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  type BigIntStats,
+  unlinkSync,
+} from 'node:fs';
+import { libc, O, type StatInfo } from './libc.ts';
+
+/** How a file is opened: to read (never blocking on a FIFO), or created anew to write. */
+export type OpenPurpose = 'read' | 'create';
+
+/** One directory, held open. */
+export interface HeldDir {
+  /** A stat of `name` here, not following a symlink; null when there is none. */
+  lstat(name: string): StatInfo | null;
+  /** Opens the file `name` (never through a symlink); a descriptor for `node:fs` calls. */
+  openFile(name: string, purpose: OpenPurpose, mode?: number): number;
+  /** The subdirectory `name`, held (fails with ENOTDIR or ELOOP where it is a symlink). */
+  openDir(name: string): HeldDir;
+  mkdir(name: string): void;
+  /** Renames within this directory. */
+  rename(from: string, to: string): void;
+  /**
+   * Swaps two names in this directory atomically, and renames only where nothing is at
+   * the target: null where the system has neither (the fallback), so a caller checks
+   * and then renames instead.
+   */
+  readonly atomic: { exchange(a: string, b: string): void; renameNoReplace(from: string, to: string): void } | null;
+  unlink(name: string): void;
+  readlink(name: string): string;
+  /** The entries of this directory. */
+  entries(): Dirent[];
+  /** Fsyncs the directory (ignored where the file system refuses). */
+  sync(): void;
+  close(): void;
+}
+
+/** A stat of an open descriptor, as {@link StatInfo}. */
+export const fstatInfo = (fd: number): StatInfo => (holdsByDescriptor ? libc!.fstat(fd) : infoOf(fstatSync(fd, { bigint: true })));
+
+function infoOf(st: BigIntStats): StatInfo {
+  const type: StatInfo['type'] = st.isFile()
+    ? 'file'
+    : st.isDirectory()
+      ? 'directory'
+      : st.isSymbolicLink()
+        ? 'symlink'
+        : st.isFIFO()
+          ? 'fifo'
+          : st.isSocket()
+            ? 'socket'
+            : st.isCharacterDevice()
+              ? 'character device'
+              : st.isBlockDevice()
+                ? 'block device'
+                : 'unknown';
+  const ns = 1_000_000_000n;
+  return {
+    type,
+    dev: Number(st.dev),
+    ino: Number(st.ino),
+    mode: Number(st.mode) & 0o7777,
+    size: Number(st.size),
+    mtimeSec: Number(st.mtimeNs / ns),
+    mtimeNsec: Number(st.mtimeNs % ns),
+    ctimeSec: Number(st.ctimeNs / ns),
+    ctimeNsec: Number(st.ctimeNs % ns),
+  };
+}
+
+function syncFd(fd: number): void {
+  try {
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename is then as durable as they allow.
+  }
+}
+
+const DIR_FLAGS = O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC;
+
+function fdDir(fd: number): HeldDir {
+  const c = libc!;
+  return {
+    lstat: (name) => c.lstatat(fd, name),
+    openFile(name, purpose, mode = 0o644) {
+      const flags = purpose === 'read' ? O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC : O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC;
+      return c.openat(fd, name, flags, mode);
+    },
+    openDir: (name) => fdDir(c.openat(fd, name, DIR_FLAGS)),
+    mkdir: (name) => c.mkdirat(fd, name, 0o777),
+    rename: (from, to) => c.renameat(fd, from, fd, to),
+    atomic: {
+      exchange: (a, b) => c.exchangeat(fd, a, fd, b),
+      renameNoReplace: (from, to) => c.renameNoReplaceAt(fd, from, fd, to),
+    },
+    unlink: (name) => c.unlinkat(fd, name, false),
+    readlink: (name) => c.readlinkat(fd, name),
+    // The magic link names the held directory itself, not the path it was opened by.
+    entries: () => readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }),
+    sync: () => syncFd(fd),
+    close: () => closeSync(fd),
+  };
+}
+
+function pathDir(abs: string): HeldDir {
+  const at = (name: string) => `${abs}/${name}`;
+  return {
+    lstat(name) {
+      try {
+        return infoOf(lstatSync(at(name), { bigint: true }));
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+    openFile(name, purpose, mode = 0o644) {
+      const flags =
+        purpose === 'read'
+          ? constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+          : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+      return openSync(at(name), flags, mode);
+    },
+    openDir(name) {
+      const st = lstatSync(at(name));
+      if (st.isSymbolicLink()) throw Object.assign(new Error(`ELOOP: "${name}"`), { code: 'ELOOP' });
+      if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: "${name}"`), { code: 'ENOTDIR' });
+      return pathDir(at(name));
+    },
+    mkdir: (name) => mkdirSync(at(name)),
+    rename: (from, to) => renameSync(at(from), at(to)),
+    atomic: null,
+    unlink: (name) => unlinkSync(at(name)),
+    readlink: (name) => readlinkSync(at(name)),
+    entries: () => readdirSync(abs, { withFileTypes: true }),
+    sync() {
+      let fd: number | undefined;
+      try {
+        fd = openSync(abs, 'r');
+        syncFd(fd);
+      } catch {
+        // as above
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
+    },
+    close() {},
+  };
+}
+
+/** True where a held directory can be listed through `/proc/self/fd` (a container may lack /proc). */
+function procListsDescriptors(): boolean {
+  if (libc === null) return false;
+  let fd: number | undefined;
+  try {
+    fd = libc.openat(-1, '/', DIR_FLAGS);
+    readdirSync(`/proc/self/fd/${fd}`);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** True when directories are held by descriptor here (Linux with libc through `bun:ffi`, and /proc). */
+export const holdsByDescriptor = procListsDescriptors();
+
+/** Opens the mount root (an absolute, real path) as a held directory. */
+export function openRoot(root: string): HeldDir {
+  if (holdsByDescriptor) return fdDir(libc!.openat(-1, root, O.RDONLY | O.DIRECTORY | O.CLOEXEC));
+  const st = lstatSync(root);
+  if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: "${root}"`), { code: 'ENOTDIR' });
+  return pathDir(root);
+}

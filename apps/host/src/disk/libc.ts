@@ -1,0 +1,212 @@
+/**
+ * The few libc calls that act relative to a held directory (`openat`, `mkdirat`,
+ * `renameat`, `unlinkat`, `fstatat`, `readlinkat`), through `bun:ffi`, on Linux x86-64
+ * and arm64 with glibc 2.33 or later (where `fstatat` is a symbol of its own). The one
+ * rule: a failure throws an `Error` with the errno's name as `code`, as `node:fs` does,
+ * so callers read both kinds of error alike. Where the calls are not available,
+ * {@link libc} is null and the disk works through path checks (see the host README).
+ */
+import { dlopen, FFIType, ptr, read } from 'bun:ffi';
+
+/** A stat as the disk uses it: the file's type, identity, and times as whole seconds and nanoseconds. */
+export interface StatInfo {
+  readonly type: 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'character device' | 'block device' | 'unknown';
+  readonly dev: number;
+  readonly ino: number;
+  /** Permission bits. */
+  readonly mode: number;
+  readonly size: number;
+  readonly mtimeSec: number;
+  readonly mtimeNsec: number;
+  readonly ctimeSec: number;
+  readonly ctimeNsec: number;
+}
+
+/** Open flags, Linux values. */
+export const O = {
+  RDONLY: 0,
+  WRONLY: 0o1,
+  CREAT: 0o100,
+  EXCL: 0o200,
+  NONBLOCK: 0o4000,
+  DIRECTORY: 0o200000,
+  NOFOLLOW: 0o400000,
+  CLOEXEC: 0o2000000,
+} as const;
+
+const AT_FDCWD = -100;
+const AT_SYMLINK_NOFOLLOW = 0x100;
+const AT_EMPTY_PATH = 0x1000;
+const AT_REMOVEDIR = 0x200;
+
+const ERRNO: Record<number, string> = {
+  1: 'EPERM',
+  2: 'ENOENT',
+  5: 'EIO',
+  6: 'ENXIO',
+  9: 'EBADF',
+  12: 'ENOMEM',
+  13: 'EACCES',
+  16: 'EBUSY',
+  17: 'EEXIST',
+  18: 'EXDEV',
+  20: 'ENOTDIR',
+  21: 'EISDIR',
+  22: 'EINVAL',
+  23: 'ENFILE',
+  24: 'EMFILE',
+  26: 'ETXTBSY',
+  27: 'EFBIG',
+  28: 'ENOSPC',
+  30: 'EROFS',
+  36: 'ENAMETOOLONG',
+  39: 'ENOTEMPTY',
+  38: 'ENOSYS',
+  40: 'ELOOP',
+  95: 'EOPNOTSUPP',
+  122: 'EDQUOT',
+};
+
+/** An error shaped as `node:fs` shapes them. */
+export function sysError(errno: number, call: string, name: string): Error & { code: string } {
+  const code = ERRNO[errno] ?? `E${errno}`;
+  return Object.assign(new Error(`${code}: ${call} "${name}"`), { code, errno });
+}
+
+function typeOf(mode: number): StatInfo['type'] {
+  switch (mode & 0o170000) {
+    case 0o100000:
+      return 'file';
+    case 0o040000:
+      return 'directory';
+    case 0o120000:
+      return 'symlink';
+    case 0o010000:
+      return 'fifo';
+    case 0o140000:
+      return 'socket';
+    case 0o020000:
+      return 'character device';
+    case 0o060000:
+      return 'block device';
+    default:
+      return 'unknown';
+  }
+}
+
+/** The calls, bound; null where this platform has none of them. */
+export interface Libc {
+  /** Opens `name` relative to `dirfd` (-1: an absolute path); returns the descriptor. */
+  openat(dirfd: number, name: string, flags: number, mode?: number): number;
+  mkdirat(dirfd: number, name: string, mode: number): void;
+  renameat(fromDir: number, from: string, toDir: number, to: string): void;
+  /** Swaps two names atomically (Linux `renameat2` with RENAME_EXCHANGE). */
+  exchangeat(fromDir: number, from: string, toDir: number, to: string): void;
+  /** Renames only where nothing is at `to` (RENAME_NOREPLACE); EEXIST otherwise. */
+  renameNoReplaceAt(fromDir: number, from: string, toDir: number, to: string): void;
+  unlinkat(dirfd: number, name: string, directory: boolean): void;
+  /** A stat of `name` in `dirfd`, not following a symlink there; null when it does not exist. */
+  lstatat(dirfd: number, name: string): StatInfo | null;
+  /** A stat of an open descriptor. */
+  fstat(fd: number): StatInfo;
+  readlinkat(dirfd: number, name: string): string;
+}
+
+const encoder = new TextEncoder();
+function cstr(s: string): Uint8Array {
+  const bytes = encoder.encode(`${s}\0`);
+  return bytes;
+}
+
+function bind(): Libc | null {
+  if (process.platform !== 'linux' || (process.arch !== 'x64' && process.arch !== 'arm64')) return null;
+  if (process.env.WS_DISK_FALLBACK === '1') return null;
+  const i32 = FFIType.i32;
+  let lib: ReturnType<typeof open>;
+  function open() {
+    return dlopen('libc.so.6', {
+      openat: { args: [i32, FFIType.ptr, i32, FFIType.u32], returns: i32 },
+      mkdirat: { args: [i32, FFIType.ptr, FFIType.u32], returns: i32 },
+      renameat: { args: [i32, FFIType.ptr, i32, FFIType.ptr], returns: i32 },
+      renameat2: { args: [i32, FFIType.ptr, i32, FFIType.ptr, FFIType.u32], returns: i32 },
+      unlinkat: { args: [i32, FFIType.ptr, i32], returns: i32 },
+      fstatat: { args: [i32, FFIType.ptr, FFIType.ptr, i32], returns: i32 },
+      readlinkat: { args: [i32, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+      __errno_location: { args: [], returns: FFIType.ptr },
+    });
+  }
+  try {
+    lib = open();
+  } catch {
+    return null;
+  }
+  const c = lib.symbols;
+  const errno = (): number => read.i32(c.__errno_location() as NonNullable<ReturnType<typeof c.__errno_location>>, 0);
+  // struct stat: the mode sits at 24 on x86-64 and at 16 on arm64; the rest lines up.
+  const modeAt = process.arch === 'x64' ? 24 : 16;
+  const bytes = new Uint8Array(160);
+  const view = new DataView(bytes.buffer);
+  const bufPtr = ptr(bytes);
+  // 64-bit fields read as two 32-bit halves: plain numbers, no BigInt on every stat of a walk.
+  const u64 = (at: number) => view.getUint32(at + 4, true) * 4294967296 + view.getUint32(at, true);
+  const info = (): StatInfo => {
+    const mode = view.getUint32(modeAt, true);
+    return {
+      type: typeOf(mode),
+      dev: u64(0),
+      ino: u64(8),
+      mode: mode & 0o7777,
+      size: u64(48),
+      mtimeSec: u64(88),
+      mtimeNsec: view.getUint32(96, true),
+      ctimeSec: u64(104),
+      ctimeNsec: view.getUint32(112, true),
+    };
+  };
+  const dir = (fd: number) => (fd === -1 ? AT_FDCWD : fd);
+  const link = new Uint8Array(4097);
+  const linkPtr = ptr(link);
+  const decoder = new TextDecoder();
+  return {
+    openat(dirfd, name, flags, mode = 0) {
+      const fd = c.openat(dir(dirfd), cstr(name), flags, mode);
+      if (fd < 0) throw sysError(errno(), 'open', name);
+      return fd;
+    },
+    mkdirat(dirfd, name, mode) {
+      if (c.mkdirat(dir(dirfd), cstr(name), mode) < 0) throw sysError(errno(), 'mkdir', name);
+    },
+    renameat(fromDir, from, toDir, to) {
+      if (c.renameat(dir(fromDir), cstr(from), dir(toDir), cstr(to)) < 0) throw sysError(errno(), 'rename', to);
+    },
+    exchangeat(fromDir, from, toDir, to) {
+      if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to), 2) < 0) throw sysError(errno(), 'rename', to);
+    },
+    renameNoReplaceAt(fromDir, from, toDir, to) {
+      if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to), 1) < 0) throw sysError(errno(), 'rename', to);
+    },
+    unlinkat(dirfd, name, directory) {
+      if (c.unlinkat(dir(dirfd), cstr(name), directory ? AT_REMOVEDIR : 0) < 0) throw sysError(errno(), 'unlink', name);
+    },
+    lstatat(dirfd, name) {
+      if (c.fstatat(dir(dirfd), cstr(name), bufPtr, AT_SYMLINK_NOFOLLOW) < 0) {
+        const e = errno();
+        if (e === 2) return null;
+        throw sysError(e, 'stat', name);
+      }
+      return info();
+    },
+    fstat(fd) {
+      if (c.fstatat(fd, cstr(''), bufPtr, AT_EMPTY_PATH) < 0) throw sysError(errno(), 'stat', String(fd));
+      return info();
+    },
+    readlinkat(dirfd, name) {
+      const n = Number(c.readlinkat(dir(dirfd), cstr(name), linkPtr, 4096));
+      if (n < 0) throw sysError(errno(), 'readlink', name);
+      return decoder.decode(link.subarray(0, n));
+    },
+  };
+}
+
+/** The bound calls, or null where the disk falls back to path checks. */
+export const libc: Libc | null = bind();
