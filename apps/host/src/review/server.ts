@@ -266,10 +266,10 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
     return refusal(done.message, 200, 'stale' in done && done.stale ? { stale: true } : {});
   }
 
-  async function page(name: string, status = 200): Promise<Response> {
-    const file = await readPage(name);
+  function page(name: string, status = 200): Response {
+    const file = readPage(name);
     if (file === undefined) return new Response('ws: no such file\n', { status: 404, headers: SECURITY_HEADERS });
-    return new Response(file.bytes as Uint8Array<ArrayBuffer>, { status, headers: { ...SECURITY_HEADERS, 'Content-Type': file.type } });
+    return new Response(file.text, { status, headers: { ...SECURITY_HEADERS, 'Content-Type': file.type } });
   }
 
   return {
