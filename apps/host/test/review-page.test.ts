@@ -121,6 +121,28 @@ describe('the review page', () => {
     });
   });
 
+  test('a new link needs the token; a change needs X-WS-Review and the page\'s own origin', async () => {
+    await step('guards', async () => {
+      expect((await fetch(`${origin}/review/link`, { method: 'POST' })).status).toBe(401);
+      const made = await fetch(`${origin}/review/link`, { method: 'POST', headers: { authorization: `Bearer ${serving.token}` } });
+      const fresh = ((await made.json()) as { link: string }).link;
+      const code = new URL(fresh).hash.replace('#code=', '');
+      const signedIn = await fetch(`${origin}/review/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-ws-review': '1' }, body: JSON.stringify({ code }) });
+      expect(signedIn.status).toBe(200);
+      const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+      expect((await fetch(`${origin}/review/api/drafts`, { headers: { cookie } })).status).toBe(200);
+      const change = { method: 'POST', body: JSON.stringify({ path: 'work/a.txt', shown: { disk: 'x', draft: 'y' }, reject: [0] }) };
+      expect((await fetch(`${origin}/review/api/hunks`, { ...change, headers: { cookie } })).status).toBe(403);
+      const foreign = await fetch(`${origin}/review/api/hunks`, { ...change, headers: { cookie, 'x-ws-review': '1', origin: 'http://evil.example' } });
+      expect(foreign.status).toBe(403);
+      const stale = await fetch(`${origin}/review/api/hunks`, { ...change, headers: { cookie, 'x-ws-review': '1' } });
+      expect(await stale.json()).toMatchObject({ ok: false, stale: true });
+      expect(await (await fetch(`${origin}/review/api/file?path=../etc/passwd`, { headers: { cookie } })).json()).toMatchObject({ ok: false });
+      await fetch(`${origin}/review/api/sign-out`, { method: 'POST', headers: { cookie, 'x-ws-review': '1' }, body: '{}' });
+      expect((await fetch(`${origin}/review/api/drafts`, { headers: { cookie } })).status).toBe(401);
+    });
+  });
+
   test('signs in through the printed link, once; the code leaves the address bar', async () => {
     await step('sign-in', async () => {
       await page.goto(link);

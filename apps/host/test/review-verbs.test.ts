@@ -108,6 +108,18 @@ describe('accepting and rejecting hunks', () => {
     expect(JSON.stringify(await call('status', {}))).not.toContain('a person');
   });
 
+  test("the agent's next write of the path carries the note in its report", async () => {
+    const { m, call } = await setUp({ 'a.txt': base });
+    await call('read', { path: 'work/a.txt' });
+    await call('write', { path: 'work/a.txt', content: draft });
+    const shown = await m.review.file('a.txt');
+    if (!shown.ok) throw new Error(shown.message);
+    await m.review.hunks('a.txt', { disk: shown.file.disk.hash, draft: shown.file.draft.hash }, [], [1]);
+    const wrote = await call('write', { path: 'work/a.txt', content: draft });
+    expect(wrote).toMatchObject({ success: true, data: { report: { reviewed: ['a person rejected 1 hunk of your draft of work/a.txt; see history'] } } });
+    expect(JSON.stringify(await call('status', {}))).not.toContain('a person');
+  });
+
   test('a file changed on disk since the page showed it is refused, and nothing changes', async () => {
     const { m, call, disk, root } = await setUp({ 'a.txt': base });
     await call('read', { path: 'work/a.txt' });
