@@ -1,15 +1,18 @@
 /**
- * Crash safety with real processes (`@ws/reconcile` README, "Crash safety"): a child materializes many drafts and is
- * killed with SIGKILL at random moments. After each kill, reopening the store and
- * passing over the mount finds no draft lost, no disk change lost, and every path in
- * exactly one state.
+ * Crash safety with real processes (the reconcile README, "Crash safety"): a child
+ * materializes many drafts and is killed with SIGKILL at random moments. After each
+ * kill, reopening the store and passing over the mount finds no draft lost, no disk
+ * change lost, every path in exactly one state — and history holds each draft byte for
+ * byte, a write that reached disk as exactly one materialize version, and a restore of a
+ * version makes exactly its bytes the draft.
  */
 import { expect, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATH_STATES } from '@ws/reconcile';
+import { handleToolCall } from '@ws/tools';
 import { loadConfig } from '../src/config.ts';
-import { openHost } from '../src/host.ts';
+import { openHost, sha256 } from '../src/host.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 import { writeFiles } from './host-fixtures.ts';
 
@@ -121,8 +124,34 @@ test(`a materialize killed at random moments loses no draft and no disk change (
       }
     }
 
+    // History after the kill: each draft is a version byte for byte; one that reached disk
+    // is exactly one materialize version (recorded with its outcome, or on recovery).
+    const versionsOf = (p: string) => store.history('work', p);
+    for (const [p, text] of drafts) {
+      const hash = sha256(enc(text));
+      const vs = versionsOf(p).filter((v) => v.hash === hash);
+      const written = vs.filter((v) => v.source === 'write');
+      if (written.length !== 1 || new TextDecoder().decode(store.getBlob(hash)!) !== text) throw new Error(`${context}: the draft of ${p} is not one version in history`);
+      const materialized = vs.filter((v) => v.source === 'materialize').length;
+      if (materialized !== (onDisk(p) === text ? 1 : 0)) {
+        throw new Error(`${context}: ${p} has ${materialized} materialize versions of its draft, disk ${onDisk(p) === text ? 'holds' : 'does not hold'} it`);
+      }
+    }
+    // A restore of a random version of a random file makes exactly its bytes the draft.
+    {
+      const p = names[rand(FILES)];
+      const held = versionsOf(p).filter((v) => v.hash !== null);
+      const v = held[rand(held.length)];
+      const restored = await handleToolCall(host.workspace, { name: 'restore', input: { path: `work/${p}`, version: String(v.seq) } });
+      if (!restored.success) throw new Error(`${context}: restore ${p} ${v.seq}: ${restored.error}`);
+      const now = store.read(store.selectedBranch(), 'work', p).tree;
+      expect(now && Buffer.compare(store.getBlob(now.hash)!, store.getBlob(v.hash!)!)).toBe(0);
+    }
+
     // Settle for the next trial: conflicts and interrupted effects keep disk's side; the rest is pushed.
-    for (const f of files) if (f.state === 'conflict') expect((await mount.sync(f.path)).ok).toBe(true);
+    const settled = await mount.list('', { recursive: true });
+    if (!settled.ok) throw new Error(settled.message);
+    for (const f of settled.entries) if (f.state === 'conflict') expect((await mount.sync(f.path)).ok).toBe(true);
     for (const p of person.keys()) if (!files.some((f) => f.path === p)) await mount.sync(p);
     const pushed = await mount.materialize({ force: false });
     expect(pushed.ok).toBe(true);

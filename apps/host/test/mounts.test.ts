@@ -74,7 +74,7 @@ describe('the read\u2019s disk check', () => {
     expect(textOf(r)).toBe('agent\n');
     const note = r.kind === 'file' ? r.notes.join(' ') : '';
     expect(note).toContain('conflict');
-    expect(note).toContain(wayOutSentence.syncKeepsDisk);
+    expect(note).toContain(wayOutSentence.discardKeepsDisk);
     expect(note).toContain(wayOutSentence.forceWrites);
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('person\n');
   });
@@ -87,9 +87,9 @@ describe('the read\u2019s disk check', () => {
     const r = await mount.read('a.txt');
     expect(textOf(r)).toBe('agent\n');
     const note = r.kind === 'file' ? r.notes.join(' ') : '';
-    expect(note).toContain(wayOutSentence.syncTakesDeletion);
+    expect(note).toContain(wayOutSentence.discardTakesDeletion);
     expect(note).toContain(wayOutSentence.forceWrites);
-    expect(note).not.toContain(wayOutSentence.syncKeepsDisk);
+    expect(note).not.toContain(wayOutSentence.discardKeepsDisk);
   });
 
   test('a both-changed conflict that disk then deleted offers the deletion\u2019s way out', async () => {
@@ -98,12 +98,12 @@ describe('the read\u2019s disk check', () => {
     await mount.commit(draft('agent\n'));
     writeFileSync(join(root, 'a.txt'), 'person\n');
     const first = await mount.read('a.txt');
-    expect(first.kind === 'file' && first.notes.join(' ')).toContain(wayOutSentence.syncKeepsDisk);
+    expect(first.kind === 'file' && first.notes.join(' ')).toContain(wayOutSentence.discardKeepsDisk);
     rmSync(join(root, 'a.txt'));
     const r = await mount.read('a.txt');
     const note = r.kind === 'file' ? r.notes.join(' ') : '';
-    expect(note).toContain(wayOutSentence.syncTakesDeletion);
-    expect(note).not.toContain(wayOutSentence.syncKeepsDisk);
+    expect(note).toContain(wayOutSentence.discardTakesDeletion);
+    expect(note).not.toContain(wayOutSentence.discardKeepsDisk);
   });
 
   test('on a read-only mount a conflict does not offer the forced materialize', async () => {
@@ -169,7 +169,7 @@ describe('the read\u2019s disk check', () => {
     const bytes = enc('orphan\n');
     const hash = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
     store.putBlob(hash, bytes);
-    store.setTree(store.selectedBranch(), 'work', 'orphan.txt', { hash, size: bytes.length, mode: null });
+    store.setTree(store.selectedBranch(), 'work', 'orphan.txt', { hash, size: bytes.length, mode: null }, { source: 'write' });
     store.barrier();
     const r = await mount.read('orphan.txt');
     expect(textOf(r)).toBe('orphan\n');

@@ -2,7 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { VersionCause } from '@ws/reconcile';
 import { sha256 } from '../src/host.ts';
+import { MIGRATIONS } from '../src/store/schema.ts';
 import { SCHEMA_VERSION } from '../src/store/schema.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { type SqliteStore, StoreError } from '../src/store/sqlite-store.ts';
@@ -11,11 +13,11 @@ import { storeHost } from './host-fixtures.ts';
 
 const storePath = () => join(tempDir('ws-store-'), 'nested/dir/store.sqlite');
 
-function put(store: SqliteStore, branch: string, path: string, text: string) {
+function put(store: SqliteStore, branch: string, path: string, text: string, cause: VersionCause = { source: 'write' }, mode: number | null = null) {
   const bytes = enc(text);
   const hash = sha256(bytes);
   store.putBlob(hash, bytes);
-  store.setTree(branch, 'work', path, { hash, size: bytes.length, mode: null });
+  store.setTree(branch, 'work', path, { hash, size: bytes.length, mode }, cause);
   return hash;
 }
 
@@ -69,18 +71,98 @@ describe('the SQLite store', () => {
     store.close();
   });
 
-  test('every change to a tree is in the history, with a sequence number and time, and reads back', async () => {
+  test('every change to a tree is in the history, newest first, with its source, a sequence number and time, and reads back', async () => {
     const store = await openStore(storePath());
-    const h1 = put(store, 'main', 'a.txt', 'v1');
-    const h2 = put(store, 'main', 'a.txt', 'v2');
-    store.setTree('main', 'work', 'a.txt', null);
+    const h1 = put(store, 'main', 'a.txt', 'v1', { source: 'disk' });
+    put(store, 'main', 'a.txt', 'v1', { source: 'disk' }, 0o644); // a mode alone is no version
+    const h2 = put(store, 'main', 'a.txt', 'v2', { source: 'edit' });
+    store.addVersion('main', 'work', 'a.txt', { hash: h2, size: 2, mode: null }, { source: 'materialize' });
+    store.addVersion('main', 'work', 'a.txt', { hash: h2, size: 2, mode: null }, { source: 'materialize' }); // the same again: nothing
+    store.setTree('main', 'work', 'a.txt', null, { source: 'delete' });
+    store.setTree('main', 'work', 'a.txt', null, { source: 'delete' }); // nothing to remove: no version
     store.barrier();
-    const versions = store.history('main', 'work', 'a.txt');
-    expect(versions.map((v) => v.hash)).toEqual([h1, h2, null]);
-    expect(versions[0].seq).toBeLessThan(versions[1].seq);
+    const versions = store.history('work', 'a.txt');
+    expect(versions.map((v) => [v.hash, v.source, v.size])).toEqual([
+      [null, 'delete', null],
+      [h2, 'materialize', 2],
+      [h2, 'edit', 2],
+      [h1, 'disk', 2],
+    ]);
+    expect(versions[1].seq).toBeGreaterThan(versions[2].seq);
     expect(Number.isNaN(Date.parse(versions[0].at))).toBe(false);
-    expect(new TextDecoder().decode(store.getBlob(versions[0].hash!)!)).toBe('v1');
+    expect(new TextDecoder().decode(store.getBlob(versions[3].hash!)!)).toBe('v1');
     store.close();
+  });
+
+  test('history follows a move within the mount: the versions before the move, then the move, not the old path’s deletion', async () => {
+    const store = await openStore(storePath());
+    const h1 = put(store, 'main', 'a.txt', 'one', { source: 'disk' });
+    const h2 = put(store, 'main', 'a.txt', 'two', { source: 'edit' });
+    put(store, 'main', 'b.txt', 'two', { source: 'move', movedFrom: 'a.txt' });
+    store.setTree('main', 'work', 'a.txt', null, { source: 'move' });
+    put(store, 'main', 'a.txt', 'later', { source: 'write' }); // a new file at the old path is not b's
+    put(store, 'main', 'c.txt', 'two', { source: 'move', movedFrom: 'b.txt' });
+    store.setTree('main', 'work', 'b.txt', null, { source: 'move' });
+    store.barrier();
+    expect(store.history('work', 'c.txt').map((v) => [v.path, v.source, v.hash])).toEqual([
+      ['c.txt', 'move', h2],
+      ['b.txt', 'move', h2],
+      ['a.txt', 'edit', h2],
+      ['a.txt', 'disk', h1],
+    ]);
+    expect(store.history('work', 'a.txt').map((v) => v.source)).toEqual(['write', 'move', 'edit', 'disk']);
+    // One version by its id: the path's own, one a move brought, none of another path's.
+    const [cMove, , aEdit] = store.history('work', 'c.txt');
+    expect(store.version('work', 'c.txt', cMove.seq)).toEqual(cMove);
+    expect(store.version('work', 'c.txt', aEdit.seq)).toEqual(aEdit);
+    expect(store.version('work', 'a.txt', cMove.seq)).toBeNull();
+    expect(store.version('other', 'c.txt', cMove.seq)).toBeNull();
+    store.close();
+  });
+
+  test('a branch switch records a version of each path whose workspace copy it changes, in the same transaction', async () => {
+    const store = await openStore(storePath());
+    put(store, 'main', 'same.txt', 'same');
+    put(store, 'main', 'changed.txt', 'main');
+    put(store, 'main', 'main-only.txt', 'main');
+    store.barrier();
+    store.createBranch('feature');
+    store.setTree('feature', 'work', 'main-only.txt', null, { source: 'delete' });
+    const hf = put(store, 'feature', 'changed.txt', 'feature');
+    const hn = put(store, 'feature', 'new.txt', 'new');
+    store.barrier();
+    const before = (p: string) => store.history('work', p).length;
+    const counts = ['same.txt', 'changed.txt', 'main-only.txt', 'new.txt'].map(before);
+    store.selectBranch('feature');
+    store.selectBranch('main');
+    const sources = (p: string) => store.history('work', p).slice(0, 2).map((v) => [v.branch, v.source, v.hash]);
+    expect(['same.txt', 'changed.txt', 'main-only.txt', 'new.txt'].map(before)).toEqual([counts[0], counts[1] + 2, counts[2] + 2, counts[3] + 2]);
+    expect(sources('changed.txt')).toEqual([['main', 'branch-switch', sha256(enc('main'))], ['feature', 'branch-switch', hf]]);
+    expect(sources('new.txt')).toEqual([['main', 'branch-switch', null], ['feature', 'branch-switch', hn]]);
+    store.selectBranch('main'); // already selected: nothing
+    expect(before('new.txt')).toBe(counts[3] + 2);
+    store.close();
+  });
+
+  test('a store of schema 1 is migrated: its versions stay, as write or delete', async () => {
+    const path = storePath();
+    (await openStore(path)).close();
+    const db = new Database(path);
+    // Rebuild it as schema 1 had it, with two versions from that time.
+    db.run('DROP TABLE history');
+    db.run(`CREATE TABLE history (seq INTEGER PRIMARY KEY AUTOINCREMENT, branch TEXT NOT NULL, mount TEXT NOT NULL, path TEXT NOT NULL,
+      hash TEXT, size INTEGER, mode INTEGER, at INTEGER NOT NULL)`);
+    db.run('CREATE INDEX history_by_path ON history (branch, mount, path, seq)');
+    db.run("INSERT INTO history (branch, mount, path, hash, size, mode, at) VALUES ('main', 'work', 'old.txt', 'h1', 3, NULL, 1), ('main', 'work', 'old.txt', NULL, NULL, NULL, 2)");
+    db.run('DROP TABLE review_notes'); // migration 3's
+    db.run('DELETE FROM migrations WHERE version > 1');
+    db.close();
+    const store = await openStore(path);
+    expect(store.history('work', 'old.txt').map((v) => [v.hash, v.source])).toEqual([[null, 'delete'], ['h1', 'write']]);
+    store.close();
+    const after = new Database(path);
+    expect(after.query('SELECT MAX(version) AS v FROM migrations').get()).toEqual({ v: MIGRATIONS.at(-1)!.version });
+    after.close();
   });
 
   test('a scan finds every recorded path beneath a directory and not its neighbours', async () => {

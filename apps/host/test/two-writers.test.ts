@@ -114,13 +114,33 @@ test(`a person and the agent editing the same files lose nothing (${STEPS} steps
         }
         if (drafts.get(q) === disk(q)) drafts.delete(q);
       }
-    } else if (roll < 90) {
-      // An explicit path sync gives up the agent's change there, by design.
+    } else if (roll < 86) {
+      // A path sync keeps a draft disk has not changed; only a conflict is given up for disk's copy.
       what = `sync ${p}`;
-      expect((await mount.sync(p)).ok).toBe(true);
+      const r = await mount.sync(p);
+      if (!r.ok) throw new Error(r.message);
+      const report = r.report as { gaveUp: { path: string; was: string }[]; drafts?: string[] };
+      if (report.gaveUp.some((g) => g.path === p)) {
+        expect(report.gaveUp.map((g) => g.was)).toEqual(report.gaveUp.map((g) => (g.was === 'not-in-branch' ? 'not-in-branch' : 'conflict')));
+        drafts.delete(p);
+        conflicted.delete(p);
+        if (disk(p) !== held(p)) throw new Error(`step ${step}: after sync ${p} gave up its conflict, disk and store differ`);
+      } else if (drafts.has(p) && drafts.get(p) !== disk(p)) {
+        expect({ step, kept: report.drafts ?? [] }).toEqual({ step, kept: [p] });
+      }
+    } else if (roll < 90) {
+      // A discard drops the agent's change there, conflict or not; the dropped text stays in history.
+      what = `discard ${p}`;
+      const had = held(p);
+      const r = await mount.discard!(p);
+      if (!r.ok) throw new Error(r.message);
       drafts.delete(p);
       conflicted.delete(p);
-      if (disk(p) !== held(p)) throw new Error(`step ${step}: after sync ${p}, disk and store differ`);
+      if (disk(p) !== held(p)) throw new Error(`step ${step}: after discard ${p}, disk and store differ`);
+      if (had !== null && r.discarded.includes(p)) {
+        const kept = (historySince.all('work', p, 0) as { hash: string | null }[]).map((h) => h.hash);
+        if (!kept.includes(sha256(enc(had)))) throw new Error(`step ${step}: the discarded text of ${p} is not in history`);
+      }
     } else {
       what = 'status';
       const s = (await mount.status()) as { conflicts: { path: string }[]; drafts: string[] };

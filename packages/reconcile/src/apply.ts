@@ -6,7 +6,7 @@
  * not move S are safe alone: whatever subset survives, the rule decides the same again.
  */
 import type { MountContext } from './context.ts';
-import type { PathRecords, StorePort } from './ports.ts';
+import type { PathRecords, StorePort, VersionCause } from './ports.ts';
 
 /** One path's move from `before` to `after` on `branch`. */
 export interface RecordChange {
@@ -14,9 +14,14 @@ export interface RecordChange {
   readonly branch: string;
   readonly before: PathRecords;
   readonly after: PathRecords;
-  /** Announce it first (an adoption): S changes, or a path sync settles. */
+  /** Announce it first (an adoption): S changes, or a sync or discard gives a draft up. */
   readonly announce: boolean;
+  /** Why S changes, for the store's history (`disk` where it does not change). */
+  readonly cause: VersionCause;
 }
+
+/** Disk's side taken in: the cause of every tree change a pass makes but a discard. */
+export const FROM_DISK: VersionCause = { source: 'disk' };
 
 /** Plain-JSON equality, blind to key order (records may come back from a store reordered). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -42,7 +47,7 @@ export function writeRecords(store: StorePort, mount: string, change: RecordChan
   const { before, after, branch, path } = change;
   let wrote = false;
   if (!sameJson(before.tree, after.tree)) {
-    store.setTree(branch, mount, path, after.tree);
+    store.setTree(branch, mount, path, after.tree, change.cause);
     wrote = true;
   }
   if (!sameJson(before.evidence, after.evidence)) {

@@ -1,7 +1,7 @@
 /**
  * Whether bytes are a binary file: a NUL byte in the first 8 KB (8,192 bytes) — the same
  * rule `@ws/grep` uses, so a file grep passes over as binary is never stored as text.
- * Invalid UTF-8 is still text (a read shows it with a note, SPEC §1).
+ * Invalid UTF-8 is still text (a read shows it with a note: the README's "Decisions", Binary).
  */
 
 /** Bytes looked at when telling binary from text: the first 8 KB. */

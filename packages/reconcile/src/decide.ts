@@ -4,8 +4,8 @@
  * should have next. Pure, synchronous and total: every input has exactly one decision.
  *
  * The rule a reader must not break: a decision never drops a draft or a workspace
- * deletion unless `takeDisk` (an explicit path sync) asks, and never moves P onto a disk
- * content the store does not hold at the same time.
+ * deletion unless `takeDisk` asks (a sync gives up only a conflict; a discard every draft),
+ * and never moves P onto a disk content the store does not hold at the same time.
  */
 import {
   type DiskView,
@@ -19,6 +19,7 @@ import {
   treeEqualsEvidence,
 } from './disk-view.ts';
 import type { BranchMark, ConflictKind, ConflictRecord, Evidence, NotStoredWhy, PathRecords, TreeEntry } from './ports.ts';
+import { storedState } from './stored-state.ts';
 
 /** The states of a path of a store-backed mount (README, "States"). */
 export type PathState =
@@ -60,7 +61,19 @@ export type Taken =
   /** Disk's file is binary or too large: not stored; `dropped` when S had a copy that was dropped. */
   | { readonly kind: 'not-stored'; readonly why: NotStoredWhy; readonly dropped: boolean };
 
-/** A workspace change an explicit path sync gave up: the state it was in and the copy it held. */
+/**
+ * An explicit request to take disk's side (README, "Sync and discard"): `sync` (a sync of
+ * a directory or the whole mount) settles each conflict for disk's copy and keeps every
+ * other draft; `sync-path` (a sync of named paths) does too, and a file the branch
+ * doesn't have takes disk's copy in; `discard` drops every draft, deletion and conflict
+ * for disk's copy — or, where disk can't be checked, for the last agreement.
+ */
+export type TakeDisk = 'sync' | 'sync-path' | 'discard';
+
+/** What a path's workspace copy is, beside disk's: a draft, a deletion, a conflict, or nothing to show (`Draft` in the host's tools). */
+export type DraftKind = 'draft' | 'deletion' | 'conflict';
+
+/** A workspace change a sync or a discard gave up: the state it was in and the copy it held. */
 export interface GivenUp {
   readonly state: PathState;
   /** The conflict's kind, when the path was in conflict. */
@@ -72,8 +85,8 @@ export interface GivenUp {
 /** What {@link decide} takes. */
 export interface DecideInput extends PathRecords {
   readonly disk: DiskView;
-  /** An explicit path sync: adopt disk whatever the store holds, and say what was given up. */
-  readonly takeDisk?: boolean;
+  /** An explicit sync or discard: what gives way to disk's side, each reported in `gaveUp`. */
+  readonly takeDisk?: TakeDisk;
 }
 
 /** What {@link decide} says. */
@@ -92,9 +105,30 @@ export interface Decision {
 /** Decides one path. Pure and total. */
 export function decide(input: DecideInput): Decision {
   const d = input.disk;
-  if (d.kind === 'unobservable') return unverified(input, d.reason);
+  if (d.kind === 'unobservable') {
+    return input.takeDisk === 'discard' ? discardToAgreement(input, d.reason) : unverified(input, d.reason);
+  }
   const rule = byRule(input, d);
-  return input.takeDisk ? takeDisk(input, d, rule) : rule;
+  return input.takeDisk ? takeDisk(input, d, rule, input.takeDisk) : rule;
+}
+
+/** The draft a path in `state` (with these records after the decision) holds, or null. */
+export function draftKind(state: Standing, next: PathRecords): DraftKind | null {
+  switch (state) {
+    case 'conflict':
+      return 'conflict';
+    case 'workspace-draft':
+    case 'disk-missing-provenance-unknown':
+      return 'draft';
+    case 'workspace-deleted':
+      return 'deletion';
+    case 'unverified': {
+      const stored = storedState(next);
+      return stored === 'conflict' ? 'conflict' : stored === 'workspace-deleted' ? 'deletion' : stored === 'workspace-draft' ? 'draft' : null;
+    }
+    default:
+      return null;
+  }
 }
 
 function byRule(input: DecideInput, d: ObservedDisk): Decision {
@@ -222,15 +256,14 @@ function keepConflict(input: DecideInput, d: ObservedDisk, record: ConflictRecor
   return decision('conflict', { tree: input.tree, evidence: input.evidence, mark: { ...input.mark!, conflict: updated } });
 }
 
-/** A path sync: disk's side wins; the workspace change the rule would have kept is given up. */
-function takeDisk(input: DecideInput, d: ObservedDisk, rule: Decision): Decision {
-  const workspaceChange =
-    rule.state === 'workspace-draft' ||
-    rule.state === 'workspace-deleted' ||
-    rule.state === 'not-in-branch' ||
-    rule.state === 'conflict' ||
-    rule.state === 'disk-missing-provenance-unknown';
-  if (!workspaceChange) return rule;
+/** A sync or discard: disk's side wins where the request gives the workspace's change up (README, "Sync and discard"). */
+function takeDisk(input: DecideInput, d: ObservedDisk, rule: Decision, mode: TakeDisk): Decision {
+  const draft = draftKind(rule.state, rule.next);
+  const givesUp =
+    mode === 'discard'
+      ? draft !== null
+      : rule.state === 'conflict' || (mode === 'sync-path' && rule.state === 'not-in-branch');
+  if (!givesUp) return rule;
   const conflictKind = rule.state === 'conflict' ? (rule.next.mark?.conflict?.kind ?? null) : null;
   const taken = adopt(input, d);
   return {
@@ -238,4 +271,22 @@ function takeDisk(input: DecideInput, d: ObservedDisk, rule: Decision): Decision
     gaveUp: { state: rule.state as PathState, conflict: conflictKind, workspace: input.tree },
     settled: conflictKind,
   };
+}
+
+/**
+ * A discard where disk can't be checked: S goes back to the last agreement (P), so the
+ * draft is dropped without guessing at disk; with no agreement recorded there is nothing
+ * to go back to, and the draft stays.
+ */
+function discardToAgreement(input: DecideInput, reason: string): Decision {
+  const p = input.evidence;
+  const draft = draftKind('unverified', input);
+  if (p === null || draft === null) return unverified(input, reason);
+  const tree: TreeEntry | null = p.kind === 'text' ? { hash: p.hash, size: p.size, mode: p.mode } : null;
+  const conflict = input.mark?.conflict?.kind ?? null;
+  return decision('unverified', { tree, evidence: p, mark: null }, {
+    reason,
+    gaveUp: { state: storedState(input) as PathState, conflict, workspace: input.tree },
+    settled: conflict,
+  });
 }

@@ -6,12 +6,19 @@
  */
 import type { MountContext } from './context.ts';
 import { contentOfEvidence } from './disk-view.ts';
-import type { BranchMark, ContentId } from './ports.ts';
+import type { BranchMark, ContentId, VersionSource } from './ports.ts';
+
+/** The sources a draft is recorded under (the host's tools: a write, an edit, a deletion, a move, a restore). */
+export type DraftSource = Extract<VersionSource, 'write' | 'edit' | 'delete' | 'move' | 'restore' | 'review'>;
 
 /** One workspace change: new bytes, or null to delete. */
 export interface DraftChange {
   readonly path: string;
   readonly bytes: Uint8Array | null;
+  /** The history source of the new version; default `write` for bytes, `delete` for null. */
+  readonly source?: DraftSource;
+  /** A move within the mount: the path the bytes come from (deleted by another change of the same call). */
+  readonly movedFrom?: string;
 }
 
 /** What {@link recordDrafts} recorded. */
@@ -40,10 +47,14 @@ export function recordDrafts(ctx: MountContext, changes: readonly DraftChange[])
     const current = store.read(branch, mount, change.path);
     const conflict = current.mark?.conflict ?? null;
     const hash = hashes[i];
+    const cause = {
+      source: change.source ?? (change.bytes === null ? 'delete' : 'write'),
+      ...(change.movedFrom === undefined ? {} : { movedFrom: change.movedFrom }),
+    };
     if (change.bytes !== null && hash !== null) {
       const p = current.evidence;
       const mode = current.tree?.mode ?? (p !== null && p.kind !== 'absent' ? p.mode : null);
-      store.setTree(branch, mount, change.path, { hash, size: change.bytes.length, mode });
+      store.setTree(branch, mount, change.path, { hash, size: change.bytes.length, mode }, cause);
       const mark: BranchMark = { origin: 'workspace', tombstone: null, conflict };
       store.setMark(branch, mount, change.path, mark);
       written.push(change.path);
@@ -53,7 +64,7 @@ export function recordDrafts(ctx: MountContext, changes: readonly DraftChange[])
         : current.evidence
           ? contentOfEvidence(current.evidence)
           : null;
-      store.setTree(branch, mount, change.path, null);
+      store.setTree(branch, mount, change.path, null, cause);
       const mark: BranchMark = { origin: current.mark?.origin ?? null, tombstone: { base }, conflict };
       store.setMark(branch, mount, change.path, mark);
       deleted.push(change.path);

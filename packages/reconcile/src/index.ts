@@ -21,6 +21,8 @@ export type {
   StoredPath,
   TreeEntry,
   UnlinkResult,
+  VersionCause,
+  VersionSource,
   Walk,
   WriteResult,
 } from './ports.ts';
@@ -29,12 +31,15 @@ export type { Scope, Work } from './context.ts';
 export {
   type DecideInput,
   type Decision,
+  type DraftKind,
   type GivenUp,
   type PathState,
   type Standing,
+  type TakeDisk,
   type Taken,
   PATH_STATES,
   decide,
+  draftKind,
 } from './decide.ts';
 export type { DiskView } from './disk-view.ts';
 export { type StoredState, showsFile, storedState } from './stored-state.ts';
@@ -49,7 +54,7 @@ export {
   type Skipped,
   planPush,
 } from './push.ts';
-export type { DraftChange, DraftsRecorded } from './drafts.ts';
+export type { DraftChange, DraftSource, DraftsRecorded } from './drafts.ts';
 export { type ConflictReport, type PathReport, type WayOut, waysOut } from './report.ts';
 export { type ReadFacts, type ReadFinding, readFinding } from './read-check.ts';
 export { looksBinary } from './binary.ts';

@@ -5,13 +5,13 @@
  * selected branch changes while disk is observed, gather again; after
  * {@link MAX_REGATHERS} more tries, give up and decide nothing.
  */
-import { type RecordChange, recordChanges, recordsDiffer } from './apply.ts';
+import { FROM_DISK, type RecordChange, recordChanges, recordsDiffer } from './apply.ts';
 import { type MountContext, type Scope, type Work } from './context.ts';
-import { type Decision, type Standing, decide } from './decide.ts';
+import { type Decision, type Standing, type TakeDisk, decide } from './decide.ts';
 import { type DiskView, sameTree } from './disk-view.ts';
 import { gather, type Gathered } from './observe.ts';
 import { resolvePending } from './pending.ts';
-import type { ConflictKind, PathRecords, StoredPath } from './ports.ts';
+import type { ConflictKind, PathRecords, StoredPath, TreeEntry, VersionCause } from './ports.ts';
 import { type PathReport, pathReport } from './report.ts';
 import { BRANCH_KEPT_CHANGING, CANCELLED, unverifiedReason } from './wording.ts';
 
@@ -22,10 +22,10 @@ export const MAX_REGATHERS = 3;
 export interface PassRequest extends Work {
   readonly scope: Scope;
   /**
-   * An explicit sync of these paths (`sync { path }`; README, "The rule", path sync): disk's side wins where it
-   * can be observed, and each report says which workspace change was given up.
+   * An explicit sync or discard of the scope (README, "Sync and discard"): what gives way
+   * to disk's side, each report saying which workspace change was given up.
    */
-  readonly takeDisk?: boolean;
+  readonly takeDisk?: TakeDisk;
   /**
    * Accept a root that is not the directory last agreed under (a person's explicit sync
    * after moving the mount): record its identity and compare contents as usual.
@@ -76,6 +76,9 @@ export async function runPass(ctx: MountContext, request: PassRequest): Promise<
 }
 
 const NOTHING: PathRecords = { tree: null, evidence: null, mark: null };
+const DISCARDED: VersionCause = { source: 'discard' };
+/** The cause of the version a push's completed write or unlink records. */
+export const MATERIALIZED: VersionCause = { source: 'materialize' };
 
 /** Decides and records every gathered path, synchronously. */
 function settle(ctx: MountContext, branch: string, request: PassRequest, gathered: Gathered): PassDone {
@@ -104,12 +107,13 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
     if (ctx.inFlight.has(path)) {
       decision = decide({ ...records, disk: { kind: 'unobservable', reason: unverifiedReason.effectInProgress } });
     } else {
-      decision = decide({ ...records, disk, takeDisk: request.takeDisk ?? false });
+      decision = decide({ ...records, disk, ...(request.takeDisk ? { takeDisk: request.takeDisk } : {}) });
     }
     const before: PathRecords = { tree: records.tree, evidence: records.evidence, mark: records.mark };
     if (recordsDiffer(before, decision.next)) {
       const announce = !sameTree(before.tree, decision.next.tree) || decision.gaveUp !== null;
-      changes.push({ path, branch, before, after: decision.next, announce });
+      const cause: VersionCause = request.takeDisk === 'discard' && decision.gaveUp !== null ? DISCARDED : FROM_DISK;
+      changes.push({ path, branch, before, after: decision.next, announce, cause });
     }
     const settled = decision.settled ?? settledByEffect?.get(path) ?? null;
     reports.push(pathReport(path, disk, { ...decision, settled }, ctx.readOnly));
@@ -161,6 +165,7 @@ function resolveStale(
 ): Map<string, ConflictKind> | null {
   const { store, mount } = ctx;
   const resolved: RecordChange[] = [];
+  const pushed: { path: string; branch: string; entry: TreeEntry | null }[] = [];
   for (const [path, s] of stored) {
     const pending = s.pending;
     if (pending === null || ctx.inFlight.has(path)) continue;
@@ -168,10 +173,20 @@ function resolveStale(
     const before: PathRecords = { tree: own.tree, evidence: own.evidence, mark: own.mark };
     const resolution = resolvePending(pending, before, views.get(path)!);
     if (resolution.kind === 'unresolved') continue;
-    resolved.push({ path, branch: pending.branch, before, after: resolution.next, announce: false });
+    resolved.push({ path, branch: pending.branch, before, after: resolution.next, announce: false, cause: FROM_DISK });
+    // A push's effect found done: its materialize version, with the outcome (addVersion is idempotent).
+    if (resolution.kind === 'completed' && pending.kind !== 'adopt') {
+      pushed.push({ path, branch: pending.branch, entry: pending.kind === 'write' ? { hash: pending.hash, size: pending.size, mode: pending.mode } : null });
+    }
   }
   if (resolved.length === 0) return null;
-  recordChanges(ctx, resolved, { blobsPut: true });
+  recordChanges(ctx, resolved, {
+    blobsPut: true,
+    extra: () => {
+      for (const v of pushed) store.addVersion(v.branch, mount, v.path, v.entry, MATERIALIZED);
+      return pushed.length > 0;
+    },
+  });
   for (const r of resolved) store.setPending(mount, r.path, null);
   store.barrier();
   const settled = new Map<string, ConflictKind>();

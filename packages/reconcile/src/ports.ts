@@ -170,6 +170,24 @@ export interface DiskPort {
   syncDirectory(dir: string): Promise<void>;
 }
 
+/**
+ * Where a version of a file came from, as a store's history records it (the host's
+ * `history` tool shows it): an agent's draft (`write`, `edit`, `delete`, `move`,
+ * `restore`), a person's choice on the host's review page (`review`: hunks taken out of
+ * a draft, or set aside while others are written), a draft dropped for disk's copy
+ * (`discard`), disk's change taken in
+ * (`disk`), a push's write or unlink (`materialize`), or the selected branch changing
+ * (`branch-switch`, recorded by the host's store, never by this package).
+ */
+export type VersionSource = 'write' | 'edit' | 'delete' | 'move' | 'restore' | 'review' | 'discard' | 'disk' | 'materialize' | 'branch-switch';
+
+/** Why S changed, for the store's history: the source, and for a move the path the text came from. */
+export interface VersionCause {
+  readonly source: VersionSource;
+  /** A move within the mount: the mount-relative path these bytes come from (a history follows it). */
+  readonly movedFrom?: string;
+}
+
 /** What the store holds for a path on a branch: S. Only text is stored. */
 export interface TreeEntry {
   readonly hash: Hash;
@@ -331,8 +349,20 @@ export interface StorePort {
   /** Stores a blob under its hash (idempotent). May be called while a pass awaits disk. */
   putBlob(hash: Hash, bytes: Uint8Array): void;
 
-  /** Sets S for a path on `branch` (null: the branch does not have the file). The host's history records each change. */
-  setTree(branch: string, mount: string, path: string, entry: TreeEntry | null): void;
+  /**
+   * Sets S for a path on `branch` (null: the branch does not have the file), and records
+   * in the store's history why: a version where the text or its presence changes (a mode
+   * alone is not a version) or where `cause.movedFrom` is set — in the same write, so a
+   * crash keeps both or neither.
+   */
+  setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void;
+  /**
+   * Records a version of a path without changing S: a push wrote `entry`'s text to disk,
+   * or (null) deleted disk's file (`cause.source` is `materialize`). Idempotent: where the
+   * path's newest version is already this one (same branch, source and text), it records
+   * nothing — so a push's outcome recorded again on recovery adds no second version.
+   */
+  addVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void;
   /** Sets P for a path (null: no evidence). */
   setEvidence(mount: string, path: string, evidence: Evidence | null): void;
   /** Sets or clears the pending effect of a path. */

@@ -6,11 +6,11 @@
  * the outcomes. The rule a reader must not
  * break: no outcome is recorded before its effect is durable.
  */
-import { writeRecords } from './apply.ts';
+import { FROM_DISK, writeRecords } from './apply.ts';
 import { type MountContext, type Scope, type Work, parentOf, yielder } from './context.ts';
 import type { Standing } from './decide.ts';
 import { type DiskView, contentOfDisk } from './disk-view.ts';
-import { type PassDone, type PassGaveUp, runPass } from './pass.ts';
+import { MATERIALIZED, type PassDone, type PassGaveUp, runPass } from './pass.ts';
 import { resolvePending } from './pending.ts';
 import type { ContentId, Expectation, PendingEffect, UnlinkResult, WriteResult } from './ports.ts';
 import type { PathReport } from './report.ts';
@@ -223,7 +223,7 @@ async function act(ctx: MountContext, effects: readonly Effect[], work: Work): P
   return results;
 }
 
-/** Record: each done effect's outcome (after its effect is durable), then the announcements cleared. */
+/** Record: each done effect's outcome and its `materialize` version (after its effect is durable), then the announcements cleared. */
 function record(
   ctx: MountContext,
   effects: readonly Effect[],
@@ -256,8 +256,11 @@ function record(
     const before = { tree: current.tree, evidence: current.evidence, mark: current.mark };
     const resolution = resolvePending(p, before, now);
     if (resolution.kind === 'completed') {
-      wrote = writeRecords(store, mount, { path, branch: p.branch, before, after: resolution.next, announce: false }) || wrote;
+      wrote = writeRecords(store, mount, { path, branch: p.branch, before, after: resolution.next, announce: false, cause: FROM_DISK }) || wrote;
     }
+    // Every materialize is a version, its bytes the ones written (recorded with the outcome).
+    store.addVersion(p.branch, mount, path, p.kind === 'write' ? { hash: p.hash, size: p.size, mode: p.mode } : null, MATERIALIZED);
+    wrote = true;
     (p.kind === 'write' ? out.written : out.deleted).push(path);
   });
   if (wrote) store.barrier();

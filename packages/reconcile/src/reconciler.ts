@@ -34,6 +34,12 @@ export interface Reconciler {
   pass(request: PassRequest): Promise<PassResult>;
   /** Makes disk hold S for a scope (README, "Passes and pushes"; the host's `materialize`). */
   push(request: PushRequest): Promise<PushResult>;
+  /**
+   * Drops every draft, deletion and conflict in a scope for disk's copy (README, "Sync and
+   * discard"): a pass whose reports name what it gave up (`gaveUp`), each dropped copy
+   * already a version in the store's history and the new one recorded as `discard`.
+   */
+  discard(request: { readonly scope: PassRequest['scope'] }): Promise<PassResult>;
   /** Records the workspace's writes and deletions as drafts, all or none (no disk check first). */
   recordDrafts(changes: readonly DraftChange[]): DraftsRecorded;
   /**
@@ -59,6 +65,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     mount: ctx.mount,
     pass: (request) => runPass(ctx, request),
     push: (request) => runPush(ctx, request),
+    discard: (request) => runPass(ctx, { scope: request.scope, takeDisk: 'discard' }),
     recordDrafts: (changes) => recordDrafts(ctx, changes),
     recover: () => {
       const paths = [...ctx.store.pendingPaths(ctx.mount)].filter((p) => !ctx.inFlight.has(p));

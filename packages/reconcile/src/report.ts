@@ -2,14 +2,14 @@
  * What a pass says about each path: enough for a read's note (README, "What a read shows"), a listing's
  * state, a sync's "what was given up", a materialize report and `status`.
  */
-import type { Decision, GivenUp, Standing, Taken } from './decide.ts';
+import { type Decision, type DraftKind, type GivenUp, type Standing, type Taken, draftKind } from './decide.ts';
 import type { DiskView } from './disk-view.ts';
 import type { ConflictKind, ConflictRecord, DiskSide, TreeEntry } from './ports.ts';
 import { conflictDescription, wayOutSentence } from './wording.ts';
 
 /** One way to settle a conflict: the tool call and what it does. */
 export interface WayOut {
-  readonly tool: 'sync' | 'materialize';
+  readonly tool: 'discard' | 'sync' | 'materialize';
   readonly force: boolean;
   readonly effect: 'keeps-disk' | 'takes-disk-deletion' | 'writes-workspace' | 'deletes-on-disk';
   /** The sentence to show (from `wording.ts`). */
@@ -29,7 +29,10 @@ export interface ConflictReport {
   readonly diskNow: 'file' | 'absent';
   /** What the workspace holds. */
   readonly workspace: 'file' | 'absent';
-  /** The ways out, by what disk holds now; the forced materialize only on a mount that is not read-only. */
+  /**
+   * The ways out, by what disk holds now: `discard` (keep disk's side) and a forced
+   * `materialize` (keep the workspace's); on a read-only mount, `sync` alone.
+   */
   readonly waysOut: readonly WayOut[];
 }
 
@@ -46,8 +49,10 @@ export interface PathReport {
   readonly deletedInWorkspace: boolean;
   /** What of disk this pass took in. */
   readonly taken: Taken | null;
-  /** A path sync only: the workspace change it gave up. */
+  /** A sync or discard only: the workspace change it gave up (it stays in the store's history). */
   readonly gaveUp: GivenUp | null;
+  /** What the workspace's copy is beside disk's after the pass: a draft, a deletion, a conflict, or null (the host's `diff` and `discard`). */
+  readonly draft: DraftKind | null;
   /** A conflict this pass settled (D and S converged, or a path sync). */
   readonly settled: ConflictKind | null;
   /** The recorded conflict, when there is one (state `conflict`, or `unverified` over a conflict). */
@@ -58,17 +63,21 @@ export interface PathReport {
 
 /** The ways out of a conflict, by what disk holds now. */
 export function waysOut(diskNow: 'file' | 'absent', workspace: 'file' | 'absent', readOnly: boolean): WayOut[] {
-  const ways: WayOut[] =
-    diskNow === 'file'
+  // A read-only mount refuses discard; its sync changes only the store, so it settles there.
+  if (readOnly) {
+    return diskNow === 'file'
       ? [{ tool: 'sync', force: false, effect: 'keeps-disk', sentence: wayOutSentence.syncKeepsDisk }]
       : [{ tool: 'sync', force: false, effect: 'takes-disk-deletion', sentence: wayOutSentence.syncTakesDeletion }];
-  if (!readOnly) {
-    ways.push(
-      workspace === 'file'
-        ? { tool: 'materialize', force: true, effect: 'writes-workspace', sentence: wayOutSentence.forceWrites }
-        : { tool: 'materialize', force: true, effect: 'deletes-on-disk', sentence: wayOutSentence.forceDeletes },
-    );
   }
+  const ways: WayOut[] =
+    diskNow === 'file'
+      ? [{ tool: 'discard', force: false, effect: 'keeps-disk', sentence: wayOutSentence.discardKeepsDisk }]
+      : [{ tool: 'discard', force: false, effect: 'takes-disk-deletion', sentence: wayOutSentence.discardTakesDeletion }];
+  ways.push(
+    workspace === 'file'
+      ? { tool: 'materialize', force: true, effect: 'writes-workspace', sentence: wayOutSentence.forceWrites }
+      : { tool: 'materialize', force: true, effect: 'deletes-on-disk', sentence: wayOutSentence.forceDeletes },
+  );
   return ways;
 }
 
@@ -97,6 +106,7 @@ export function pathReport(path: string, disk: DiskView, d: Decision, readOnly: 
     deletedInWorkspace: d.next.tree === null && (d.next.mark?.tombstone ?? null) !== null,
     taken: d.taken,
     gaveUp: d.gaveUp,
+    draft: draftKind(d.state, d.next),
     settled: d.settled,
     conflict: record ? conflictReport(record, d.next.tree, readOnly) : null,
     reason: d.reason,

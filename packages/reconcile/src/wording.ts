@@ -42,8 +42,10 @@ export const conflictDescription: Readonly<Record<ConflictKind, string>> = {
 
 /** The ways out of a conflict, by what they do (README, "What a read shows"). */
 export const wayOutSentence = {
-  syncKeepsDisk: "`sync` on this path keeps disk's copy and gives up the workspace's",
-  syncTakesDeletion: "`sync` on this path takes disk's deletion and removes the workspace's copy",
+  discardKeepsDisk: "`discard` on this path keeps disk's copy (the workspace's draft stays in history)",
+  discardTakesDeletion: "`discard` on this path takes disk's deletion (the workspace's copy stays in history)",
+  syncKeepsDisk: "`sync` on this path keeps disk's copy and gives up the workspace's (it stays in history)",
+  syncTakesDeletion: "`sync` on this path takes disk's deletion and removes the workspace's copy (it stays in history)",
   forceWrites: "`materialize` with force on this path writes the workspace's copy to disk",
   forceDeletes: "`materialize` with force on this path deletes disk's file, as the workspace did",
 } as const;
@@ -92,7 +94,7 @@ export const readSentence = {
       ? `Disk's copy of this file changed so that ${notStoredClause(why)}: it is on disk but no longer stored in the workspace.`
       : `This file is on disk but not stored in the workspace: ${notStoredClause(why)}.`,
   conflict: (kind: ConflictKind, ways: readonly string[]): string =>
-    `This file is in conflict: ${conflictDescription[kind]}. This read shows the workspace's draft. To settle it: ${ways.join('; or ')}.`,
+    `This file is in conflict: ${conflictDescription[kind]}. This read shows the workspace's draft; \`read\` with version "disk" shows disk's copy and \`diff\` both sides. To settle it: ${ways.join('; or ')}.`,
   conflictWorkspaceDeleted: (kind: ConflictKind, ways: readonly string[]): string =>
     `This file is in conflict: ${conflictDescription[kind]}. The workspace has no copy to show. To settle it: ${ways.join('; or ')}.`,
   notInBranch: "The selected branch doesn't have this file; disk has it. `sync` on this path takes disk's copy into the branch.",

@@ -8,8 +8,10 @@ import {
   type Evidence,
   PATH_STATES,
   type Standing,
+  type TakeDisk,
   type TreeEntry,
   decide,
+  draftKind,
 } from '../src/index.ts';
 
 const D = (hash: string, mode: number | null = 0o644): DiskView => ({ kind: 'text', hash, size: 1, mode, fingerprint: `fp-${hash}` });
@@ -30,12 +32,12 @@ const recorded = (kind: ConflictKind, diskHash: string | null): BranchMark =>
     },
   });
 
-const input = (disk: DiskView, tree: TreeEntry | null, evidence: Evidence | null, m: BranchMark | null = null, takeDisk = false): DecideInput => ({
+const input = (disk: DiskView, tree: TreeEntry | null, evidence: Evidence | null, m: BranchMark | null = null, takeDisk?: TakeDisk): DecideInput => ({
   disk,
   tree,
   evidence,
   mark: m,
-  takeDisk,
+  ...(takeDisk ? { takeDisk } : {}),
 });
 
 interface Row {
@@ -91,8 +93,10 @@ const rows: Row[] = [
   { name: 'a recorded deleted-on-disk conflict settles when the workspace deletes too', input: input(ABSENT, null, P('p'), recorded('deleted-on-disk', null)), state: 'absent', tree: null, evidence: 'absent', settled: 'deleted-on-disk' },
   { name: 'unobserved disk: unverified, nothing changes', input: input({ kind: 'unobservable', reason: 'Disk could not be checked: permission denied.' }, S('s'), P('p')), state: 'unverified', tree: 's', evidence: 'p' },
   { name: 'unobserved disk over a conflict: unverified, the conflict stays recorded', input: input({ kind: 'unobservable', reason: 'r' }, S('s'), P('p'), recorded('both-changed', 'd')), state: 'unverified', tree: 's', evidence: 'p', conflict: 'both-changed' },
-  { name: 'a path sync gives up a draft for disk', input: input(D('p'), S('s'), P('p'), null, true), state: 'synced', tree: 'p', evidence: 'p', taken: 'text' },
-  { name: "a path sync takes disk's deletion over a conflict", input: input(ABSENT, S('s'), P('p'), recorded('deleted-on-disk', null), true), state: 'absent', tree: null, evidence: 'absent', taken: 'deletion', settled: 'deleted-on-disk' },
+  { name: 'a path sync keeps a draft disk has not changed', input: input(D('p'), S('s'), P('p'), null, 'sync-path'), state: 'workspace-draft', tree: 's', evidence: 'p' },
+  { name: 'a discard gives up a draft for disk', input: input(D('p'), S('s'), P('p'), null, 'discard'), state: 'synced', tree: 'p', evidence: 'p', taken: 'text' },
+  { name: "a path sync takes disk's deletion over a conflict", input: input(ABSENT, S('s'), P('p'), recorded('deleted-on-disk', null), 'sync-path'), state: 'absent', tree: null, evidence: 'absent', taken: 'deletion', settled: 'deleted-on-disk' },
+  { name: "a sync of a directory takes disk's copy over a conflict", input: input(D('d'), S('s'), P('p'), recorded('both-changed', 'd'), 'sync'), state: 'synced', tree: 'd', evidence: 'd', taken: 'text', settled: 'both-changed' },
 ];
 
 function hashOfTree(t: TreeEntry | null): string | null {
@@ -130,11 +134,41 @@ describe('decide: one row per case of the rule', () => {
     expect(same?.diskNow).toBe('file');
   });
 
-  test('a path sync says which workspace change it gave up', () => {
-    const d = decide(input(D('p'), null, P('p'), mark({ tombstone: { base: { kind: 'text', hash: 'p' } } }), true));
-    expect(d.gaveUp).toEqual({ state: 'workspace-deleted', conflict: null, workspace: null });
-    expect(decide(input(D('d'), S('s'), P('p'), null, true)).gaveUp).toEqual({ state: 'conflict', conflict: 'both-changed', workspace: S('s') });
-    expect(decide(input(D('x'), S('x'), P('p'), null, true)).gaveUp).toBeNull();
+  test('a sync keeps a draft or deletion disk has not changed, and gives up only a conflict', () => {
+    const tomb = mark({ tombstone: { base: { kind: 'text', hash: 'p' } } });
+    for (const mode of ['sync', 'sync-path'] as const) {
+      const deleted = decide(input(D('p'), null, P('p'), tomb, mode));
+      expect({ mode, state: deleted.state, gaveUp: deleted.gaveUp }).toEqual({ mode, state: 'workspace-deleted', gaveUp: null });
+      const drafted = decide(input(D('p'), S('s'), P('p'), null, mode));
+      expect({ mode, state: drafted.state, tree: drafted.next.tree }).toEqual({ mode, state: 'workspace-draft', tree: S('s') });
+      const unknown = decide(input(ABSENT, S('s'), null, null, mode));
+      expect({ mode, state: unknown.state, gaveUp: unknown.gaveUp }).toEqual({ mode, state: 'disk-missing-provenance-unknown', gaveUp: null });
+      expect(decide(input(D('d'), S('s'), P('p'), null, mode)).gaveUp).toEqual({ state: 'conflict', conflict: 'both-changed', workspace: S('s') });
+      expect(decide(input(D('x'), S('x'), P('p'), null, mode)).gaveUp).toBeNull();
+    }
+    // A file the branch doesn't have takes disk's copy in only for a named path.
+    expect(decide(input(D('p'), null, P('p'), null, 'sync-path'))).toMatchObject({ state: 'synced', gaveUp: { state: 'not-in-branch' } });
+    expect(decide(input(D('p'), null, P('p'), null, 'sync'))).toMatchObject({ state: 'not-in-branch', gaveUp: null });
+  });
+
+  test('a discard gives up every draft, deletion and conflict for disk’s copy, and says which', () => {
+    const tomb = mark({ tombstone: { base: { kind: 'text', hash: 'p' } } });
+    expect(decide(input(D('p'), null, P('p'), tomb, 'discard'))).toMatchObject({ state: 'synced', gaveUp: { state: 'workspace-deleted' }, next: { tree: { hash: 'p' }, mark: null } });
+    expect(decide(input(D('p'), S('s'), P('p'), null, 'discard'))).toMatchObject({ state: 'synced', gaveUp: { state: 'workspace-draft', workspace: S('s') } });
+    expect(decide(input(ABSENT, S('s'), null, null, 'discard'))).toMatchObject({ state: 'absent', gaveUp: { state: 'disk-missing-provenance-unknown' } });
+    expect(decide(input(ABSENT, S('s'), P('p'), null, 'discard'))).toMatchObject({ state: 'absent', gaveUp: { state: 'conflict', conflict: 'deleted-on-disk' } });
+    expect(decide(input(D('p'), null, P('p'), null, 'discard'))).toMatchObject({ state: 'not-in-branch', gaveUp: null });
+    expect(decide(input(D('x'), S('x'), P('p'), null, 'discard')).gaveUp).toBeNull();
+  });
+
+  test('a discard where disk can’t be checked goes back to the last agreement, or keeps the draft where there is none', () => {
+    const hidden: DiskView = { kind: 'unobservable', reason: 'r' };
+    const back = decide(input(hidden, S('s'), P('p'), recorded('both-changed', 'd'), 'discard'));
+    expect(back).toMatchObject({ state: 'unverified', reason: 'r', settled: 'both-changed', gaveUp: { state: 'conflict', workspace: S('s') } });
+    expect(back.next).toEqual({ tree: { hash: 'p', size: 1, mode: 0o644 }, evidence: P('p'), mark: null });
+    expect(decide(input(hidden, null, P('p'), mark({ tombstone: { base: { kind: 'text', hash: 'p' } } }), 'discard')).next.tree).toEqual({ hash: 'p', size: 1, mode: 0o644 });
+    const kept = decide(input(hidden, S('s'), null, null, 'discard'));
+    expect(kept).toMatchObject({ state: 'unverified', gaveUp: null, next: { tree: S('s') } });
   });
 });
 
@@ -166,7 +200,13 @@ describe('decide: properties over every input', () => {
     }),
     { nil: null },
   );
-  const inputArb = fc.record({ disk: diskArb, tree: treeArb, evidence: evidenceArb, mark: markArb, takeDisk: fc.boolean() });
+  const inputArb = fc.record({
+    disk: diskArb,
+    tree: treeArb,
+    evidence: evidenceArb,
+    mark: markArb,
+    takeDisk: fc.constantFrom<TakeDisk | undefined>(undefined, 'sync', 'sync-path', 'discard'),
+  });
 
   test('total and deterministic: one known state for every input, the same each time', () => {
     fc.assert(
@@ -179,10 +219,11 @@ describe('decide: properties over every input', () => {
     );
   });
 
-  test('without a path sync, S changes only by taking in disk: never a draft or deletion dropped', () => {
+  test('without a sync or discard, S changes only by taking in disk: never a draft or deletion dropped', () => {
     fc.assert(
       fc.property(inputArb, (i) => {
-        const d = decide({ ...i, takeDisk: false });
+        const { takeDisk: _, ...plain } = i;
+        const d = decide(plain);
         if (hashOfTree(d.next.tree) === hashOfTree(i.tree)) return;
         // S moved: it must now hold D's text (or nothing, for D absent / not stored) ...
         const disk = i.disk;
@@ -213,14 +254,33 @@ describe('decide: properties over every input', () => {
     );
   });
 
-  test('a path sync over an observed disk leaves S holding what D holds', () => {
+  test('a sync gives up only a conflict (and, for a named path, a file the branch lacks); every other decision is the rule’s', () => {
+    fc.assert(
+      fc.property(inputArb, (i) => {
+        if (i.takeDisk !== 'sync' && i.takeDisk !== 'sync-path') return;
+        const { takeDisk: _, ...plain } = i;
+        const rule = decide(plain);
+        const d = decide(i);
+        if (d.gaveUp === null) {
+          expect(d).toEqual(rule);
+          return;
+        }
+        const allowed = i.takeDisk === 'sync-path' ? ['conflict', 'not-in-branch'] : ['conflict'];
+        expect(allowed).toContain(rule.state);
+        expect(hashOfTree(d.next.tree)).toBe(i.disk.kind === 'text' ? i.disk.hash : null);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('a discard over an observed disk leaves no draft: S holds what D holds wherever there was one', () => {
     fc.assert(
       fc.property(inputArb, (i) => {
         if (i.disk.kind === 'unobservable') return;
-        const d = decide({ ...i, takeDisk: true });
-        expect(hashOfTree(d.next.tree)).toBe(i.disk.kind === 'text' ? i.disk.hash : null);
+        const d = decide({ ...i, takeDisk: 'discard' });
+        expect(draftKind(d.state, d.next)).toBeNull();
         expect(d.next.mark?.conflict ?? null).toBeNull();
-        expect(['synced', 'absent', 'disk-only']).toContain(d.state);
+        if (d.gaveUp !== null) expect(hashOfTree(d.next.tree)).toBe(i.disk.kind === 'text' ? i.disk.hash : null);
       }),
       { numRuns: 3000 },
     );

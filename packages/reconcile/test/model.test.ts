@@ -5,7 +5,10 @@
  * boundaries of passes and pushes — checked after every step against a plain model:
  *
  * - no draft is lost: each workspace write or deletion is in the store on its branch
- *   until disk holds it or a path sync of that path gave it up;
+ *   until disk holds it, or a sync (only over a conflict) or a discard gave it up;
+ * - history holds every draft byte for byte: each version recorded reads back as the
+ *   bytes it was recorded with, across branch switches and crashes, and a restore of a
+ *   version makes exactly those bytes the draft;
  * - no disk change is overwritten or deleted unseen outside a forced push (the fake disk
  *   records any effect replacing a person's version the store never agreed with);
  * - every path a pass reports is in exactly one state, consistent with disk and store;
@@ -17,6 +20,7 @@
 import { describe, expect, test } from 'bun:test';
 import { PATH_STATES, type PassDone, type PassResult, type PathReport, type PushResult, skipReason } from '../src/index.ts';
 import { Crash, fakeHash, rng } from './fakes/faults.ts';
+import type { FakeVersion } from './fakes/store.ts';
 import { MOUNT, type World, bytes, text, world } from './fakes/world.ts';
 
 const STEPS = 10_000;
@@ -28,6 +32,10 @@ const envSeed = process.env.WS_SEED;
 const SEEDS = envSeed !== undefined ? [Number(envSeed) >>> 0] : [0, 1, 2].map(() => (Math.random() * 2 ** 32) >>> 0);
 
 class ModelFailure extends Error {}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
 
 /** One seeded run. */
 class Run {
@@ -42,7 +50,10 @@ class Run {
   private readonly agreedContents = new Map<string, Set<string | null>>(PATHS.map((p) => [p, new Set([null])]));
   /** Conflicts a pass reported and nothing has settled yet: `branch\0path` → kind. */
   private readonly open = new Map<string, { kind: string; crashedSince: boolean }>();
-  readonly stats = { steps: 0, crashes: 0, passes: 0, pushes: 0, written: 0, conflicts: 0, interrupted: 0, gaveUp: 0, adopted: 0 };
+  /** What each draft's version in the store's history must read back as: seq → bytes. */
+  private readonly versions = new Map<number, Uint8Array>();
+  private checkedAtCrashes = 0;
+  readonly stats = { steps: 0, crashes: 0, passes: 0, pushes: 0, written: 0, conflicts: 0, interrupted: 0, gaveUp: 0, adopted: 0, discarded: 0, restored: 0, syncKept: 0 };
 
   constructor(readonly seed: number) {
     this.random = rng(seed);
@@ -139,16 +150,25 @@ class Run {
     } else if (roll < 0.4) {
       const paths = this.somePaths();
       const changes = paths.map((p) => ({ path: p, content: this.chance(0.85) ? this.unique(`w-${p}-`) : null }));
-      this.w.r.recordDrafts(changes.map((c) => ({ path: c.path, bytes: c.content === null ? null : bytes(c.content) })));
-      for (const c of changes) this.draftsOf(this.branch).set(c.path, c.content);
+      this.w.r.recordDrafts(changes.map((c) => ({ path: c.path, bytes: c.content === null ? null : bytes(c.content), source: this.pick(['write', 'edit'] as const) })));
+      for (const c of changes) {
+        this.draftsOf(this.branch).set(c.path, c.content);
+        if (c.content !== null) this.noteVersion(c.path, bytes(c.content));
+      }
       this.say(`workspace ${changes.map((c) => `${c.path} = ${c.content ?? '(deleted)'}`).join(', ')} on ${this.branch}`);
     } else if (roll < 0.52) {
       await this.pass({ scope: { kind: 'paths', paths: this.somePaths() } });
     } else if (roll < 0.6) {
       const acceptNewRoot = this.chance(0.3);
-      await this.pass({ scope: { kind: 'directory', path: this.pick(['', '', 'src']) }, acceptNewRoot });
+      const sync = this.chance(0.3) ? { takeDisk: 'sync' as const } : {};
+      await this.pass({ scope: { kind: 'directory', path: this.pick(['', '', 'src']) }, acceptNewRoot, ...sync });
     } else if (roll < 0.65) {
-      await this.pass({ scope: { kind: 'paths', paths: [path] }, takeDisk: true });
+      await this.pass({ scope: { kind: 'paths', paths: [path] }, takeDisk: 'sync-path' });
+    } else if (roll < 0.68) {
+      const scope = this.chance(0.6) ? { kind: 'paths' as const, paths: this.somePaths() } : { kind: 'directory' as const, path: this.pick(['', 'src']) };
+      await this.pass({ scope, takeDisk: 'discard' });
+    } else if (roll < 0.71) {
+      this.restore(path);
     } else if (roll < 0.84) {
       await this.push();
     } else if (roll < 0.88) {
@@ -177,29 +197,73 @@ class Run {
 
   private async pass(request: Parameters<World['r']['pass']>[0]): Promise<void> {
     const scope = request.scope;
-    const what = `${request.takeDisk ? 'path sync' : 'pass'} ${scope.kind === 'paths' ? scope.paths.join(',') : `dir '${scope.path}'`}${request.acceptNewRoot ? ' accepting the root' : ''} on ${this.branch}`;
+    const what = `${request.takeDisk ?? 'pass'} ${scope.kind === 'paths' ? scope.paths.join(',') : `dir '${scope.path}'`}${request.acceptNewRoot ? ' accepting the root' : ''} on ${this.branch}`;
+    const branch = this.branch;
     this.maybeArm();
-    if (request.takeDisk && scope.kind === 'paths') {
-      // An explicit sync of a path may give up its draft and settle its conflict.
-      for (const p of scope.paths) {
-        this.draftsOf(this.branch).delete(p);
-        this.open.delete(`${this.branch}\u0000${p}`);
-      }
-    }
     let result: PassResult;
     try {
       result = await this.w.r.pass(request);
     } catch (e) {
       if (!(e instanceof Crash)) throw e;
       this.say(`${what}: crashed (${e.message})`);
+      if (request.takeDisk) {
+        // A sync or discard cut short may have given up drafts in its scope before the crash.
+        const inScope = (p: string) => (scope.kind === 'paths' ? scope.paths.includes(p) : scope.path === '' || p.startsWith(`${scope.path}/`));
+        for (const p of PATHS.filter(inScope)) {
+          this.draftsOf(branch).delete(p);
+          this.open.delete(`${branch}\u0000${p}`);
+        }
+      }
       await this.crashed();
       return;
     }
     this.w.faults.disarm();
     this.stats.passes++;
     if (result.kind === 'gave-up') this.fail(`a pass gave up with no branch switching: ${result.reason}`);
-    this.say(`${what}: ${result.paths.map((r) => `${r.path}=${r.state}`).join(' ')}`);
+    this.say(`${what}: ${result.paths.map((r) => `${r.path}=${r.state}${r.gaveUp ? ` (gave up ${r.gaveUp.state})` : ''}`).join(' ')}`);
+    for (const r of result.paths) {
+      if (r.gaveUp !== null) {
+        if (!request.takeDisk) this.fail(`${r.path}: a plain pass gave up ${r.gaveUp.state}`);
+        if (request.takeDisk !== 'discard' && r.gaveUp.state !== 'conflict' && r.gaveUp.state !== 'not-in-branch') {
+          this.fail(`${r.path}: a sync gave up ${r.gaveUp.state}, not a conflict`);
+        }
+        this.draftsOf(result.branch).delete(r.path);
+        if (request.takeDisk === 'discard') this.stats.discarded++;
+      } else if (request.takeDisk && request.takeDisk !== 'discard' && (r.state === 'workspace-draft' || r.state === 'workspace-deleted')) {
+        this.stats.syncKept++;
+      }
+      if (request.takeDisk === 'discard' && r.disk.kind !== 'unobservable' && r.draft !== null) this.fail(`${r.path}: a discard left a ${r.draft}`);
+    }
     this.checkReports(result, true);
+  }
+
+  /** Expects the newest version of `path` in the store's history to read back as `expected` (a draft just recorded). */
+  private noteVersion(path: string, expected: Uint8Array): void {
+    const newest = this.w.store.versions(MOUNT, path).at(-1);
+    if (newest === undefined || newest.hash === null) this.fail(`${path}: the draft just recorded is not in history`);
+    const held = this.w.store.getBlob(newest.hash);
+    if (held === null || !sameBytes(held, expected)) this.fail(`${path}: history's newest version is not the draft just recorded`);
+    this.versions.set(newest.seq, expected);
+  }
+
+  /** Restores a random version of `path` from history (any branch's, any source), as the host's `restore` does. */
+  private restore(path: string): void {
+    const held = this.w.store.versions(MOUNT, path).filter((v) => v.hash !== null);
+    if (held.length === 0) return;
+    const v = this.pick(held);
+    const recorded = this.w.store.getBlob(v.hash!);
+    if (recorded === null) this.fail(`${path}: version ${v.seq} (${v.source}) has no blob`);
+    this.w.r.recordDrafts([{ path, bytes: recorded, source: 'restore' }]);
+    const now = this.w.store.read(this.branch, MOUNT, path).tree;
+    const restored = now === null ? null : this.w.store.getBlob(now.hash);
+    if (restored === null || !sameBytes(restored, recorded)) this.fail(`${path}: restoring version ${v.seq} did not make its bytes the draft`);
+    // Restoring the agreed text is no draft: the workspace is back at the agreement.
+    const p = this.w.store.read(this.branch, MOUNT, path).evidence;
+    if (p?.kind === 'text' && p.hash === fakeHash(recorded)) this.draftsOf(this.branch).delete(path);
+    else this.draftsOf(this.branch).set(path, text(recorded));
+    this.noteVersion(path, recorded);
+    this.stats.restored++;
+    this.say(`restore ${path} to version ${v.seq} (${v.source}, ${text(recorded)}) on ${this.branch}`);
   }
 
   private async push(): Promise<void> {
@@ -408,9 +472,29 @@ class Run {
     }
   }
 
-  /** After every step: no draft lost, no unseen overwrite, blobs behind every reference. */
+  /** After every step: no draft lost, no unseen overwrite, blobs behind every reference and every version. */
   private check(): void {
     const { store, disk } = this.w;
+    // Every version reads back as recorded: the newest each step, all of them after a crash and every 500 steps.
+    const sweep = this.stats.crashes !== this.checkedAtCrashes || this.step % 500 === 0;
+    this.checkedAtCrashes = this.stats.crashes;
+    const bySeq = new Map<number, FakeVersion>();
+    for (const p of PATHS) {
+      const list = store.versions(MOUNT, p);
+      for (const v of sweep ? list : list.slice(-2)) {
+        bySeq.set(v.seq, v);
+        if (v.hash === null) continue;
+        const blob = store.getBlob(v.hash);
+        if (blob === null || fakeHash(blob) !== v.hash) this.fail(`version ${v.seq} of ${v.path} (${v.source}) does not read back as recorded`);
+      }
+    }
+    if (sweep) {
+      for (const [seq, expected] of this.versions) {
+        const v = bySeq.get(seq);
+        const blob = v?.hash ? store.getBlob(v.hash) : null;
+        if (blob === null || !sameBytes(blob, expected)) this.fail(`the draft recorded as version ${seq} was lost from history or changed`);
+      }
+    }
     if (disk.violations.length > 0) this.fail(`a disk change was overwritten unseen: ${disk.violations.join('; ')}`);
     this.noteDeliveries();
     for (const [branch, drafts] of this.drafts) {
@@ -468,6 +552,9 @@ describe('crash safety, model-based', () => {
       expect(run.stats.conflicts).toBeGreaterThan(10);
       expect(run.stats.adopted).toBeGreaterThan(100);
       expect(run.stats.gaveUp).toBeGreaterThan(5);
+      expect(run.stats.discarded).toBeGreaterThan(20);
+      expect(run.stats.restored).toBeGreaterThan(50);
+      expect(run.stats.syncKept).toBeGreaterThan(20);
       if (process.env.WS_MODEL_STATS) console.log(seed, run.stats);
     }, 120_000);
   }

@@ -8,7 +8,7 @@ import {
   readSentence,
   unverifiedReason,
 } from '../src/index.ts';
-import { MAX_FILE_SIZE, MOUNT, type World, bytes, world } from './fakes/world.ts';
+import { MAX_FILE_SIZE, MOUNT, type World, bytes, text, world } from './fakes/world.ts';
 
 function done(result: PassResult): PassDone {
   if (result.kind !== 'done') throw new Error(`the pass gave up: ${result.reason}`);
@@ -234,7 +234,7 @@ describe('conflicts as a pass reports them', () => {
     expect(r.state).toBe('conflict');
     expect(r.conflict).toMatchObject({ kind: 'both-changed', diskChangedSince: false, diskNow: 'file', workspace: 'file' });
     expect(r.conflict?.diskSide.kind).toBe('stored');
-    expect(r.conflict?.waysOut.map((x) => x.effect)).toEqual(['keeps-disk', 'writes-workspace']);
+    expect(r.conflict?.waysOut.map((x) => [x.tool, x.effect])).toEqual([['discard', 'keeps-disk'], ['materialize', 'writes-workspace']]);
     expect(w.workspace('a.txt')).toBe('draft');
     const finding = readFinding(result, 'a.txt', { workspaceHolds: true, directory: false });
     expect(finding.kind).toBe('page');
@@ -277,16 +277,56 @@ describe('conflicts as a pass reports them', () => {
     w.r.recordDrafts([{ path: 'a.txt', bytes: bytes('draft') }]);
     w.disk.personWrite('a.txt', bytes('person'));
     await w.r.pass(named('a.txt'));
-    const r = report(await w.r.pass({ ...named('a.txt'), takeDisk: true }), 'a.txt');
+    const r = report(await w.r.pass({ ...named('a.txt'), takeDisk: 'sync-path' }), 'a.txt');
     expect(r).toMatchObject({ state: 'synced', settled: 'both-changed', gaveUp: { state: 'conflict', conflict: 'both-changed' } });
     expect(w.workspace('a.txt')).toBe('person');
+    // The draft given up stays a version; disk's copy taken in is the newest.
+    expect(w.store.versions(MOUNT, 'a.txt').map((v) => [v.source, text(w.store.getBlob(v.hash!))])).toEqual([
+      ['disk', 'one'],
+      ['write', 'draft'],
+      ['disk', 'person'],
+    ]);
+  });
+
+  test('a path sync keeps a draft disk has not changed, and says it is a draft', async () => {
+    const w = await synced({ 'a.txt': 'one' });
+    w.r.recordDrafts([{ path: 'a.txt', bytes: bytes('draft') }, { path: 'b.txt', bytes: null }]);
+    const result = await w.r.pass({ scope: { kind: 'paths', paths: ['a.txt', 'b.txt'] }, takeDisk: 'sync-path' });
+    expect(report(result, 'a.txt')).toMatchObject({ state: 'workspace-draft', gaveUp: null, draft: 'draft' });
+    expect(report(result, 'b.txt')).toMatchObject({ gaveUp: null });
+    expect(w.workspace('a.txt')).toBe('draft');
+  });
+
+  test('a discard drops drafts, deletions and conflicts for disk’s copy, recorded as discard versions', async () => {
+    const w = await synced({ 'a.txt': 'one', 'b.txt': 'two', 'c.txt': 'three' });
+    w.r.recordDrafts([
+      { path: 'a.txt', bytes: bytes('draft a'), source: 'edit' },
+      { path: 'b.txt', bytes: null },
+      { path: 'c.txt', bytes: bytes('draft c') },
+      { path: 'n.txt', bytes: bytes('new') },
+    ]);
+    w.disk.personWrite('c.txt', bytes('person c'));
+    const result = await w.r.discard(dir());
+    if (result.kind !== 'done') throw new Error('gave up');
+    expect(result.paths.map((r) => [r.path, r.state, r.gaveUp?.state ?? null, r.draft])).toEqual([
+      ['a.txt', 'synced', 'workspace-draft', null],
+      ['b.txt', 'synced', 'workspace-deleted', null],
+      ['c.txt', 'synced', 'conflict', null],
+      ['n.txt', 'absent', 'workspace-draft', null],
+    ]);
+    expect(['a.txt', 'b.txt', 'c.txt', 'n.txt'].map((p) => w.workspace(p))).toEqual(['one', 'two', 'person c', null]);
+    const sources = (p: string) => w.store.versions(MOUNT, p).map((v) => v.source);
+    expect(sources('a.txt')).toEqual(['disk', 'edit', 'discard']);
+    expect(sources('b.txt')).toEqual(['disk', 'delete', 'discard']);
+    expect(sources('n.txt')).toEqual(['write', 'discard']);
+    expect(text(w.store.getBlob(w.store.versions(MOUNT, 'a.txt')[1].hash!))).toBe('draft a');
   });
 
   test('disk with no copy and no record of a deletion: the read shows the workspace copy and says so', async () => {
     const w = world();
     const b = bytes('orphan');
     w.store.putBlob('h-orphan', b);
-    w.store.setTree('main', MOUNT, 'o.txt', { hash: 'h-orphan', size: b.length, mode: null });
+    w.store.setTree('main', MOUNT, 'o.txt', { hash: 'h-orphan', size: b.length, mode: null }, { source: 'write' });
     w.store.barrier();
     const result = await w.r.pass(named('o.txt'));
     expect(report(result, 'o.txt').state).toBe('disk-missing-provenance-unknown');

@@ -44,13 +44,18 @@ describe('a push writes drafts', () => {
     const refused = done(await w.r.push({ scope: all }));
     expect(refused.skipped).toHaveLength(1);
     expect(refused.skipped[0].state).toBe('conflict');
-    expect(refused.skipped[0].reason).toContain('`sync` on this path');
+    expect(refused.skipped[0].reason).toContain('`discard` on this path');
     expect(refused.skipped[0].reason).toContain('with force');
     expect(onDisk(w, 'a.txt')).toBe('person');
     const forced = done(await w.r.push({ scope: all, force: true }));
     expect(forced.written).toEqual(['a.txt']);
     expect(onDisk(w, 'a.txt')).toBe('draft');
     expect(w.store.read('main', MOUNT, 'a.txt').mark).toBeNull();
+    expect(w.store.versions(MOUNT, 'a.txt').map((v) => [v.source, text(w.store.getBlob(v.hash!))])).toEqual([
+      ['disk', 'one'],
+      ['write', 'draft'],
+      ['materialize', 'draft'],
+    ]);
   });
 
   test('a disk copy that cannot be checked is refused unless forced', async () => {
@@ -70,7 +75,7 @@ describe('a push writes drafts', () => {
     const w = world();
     const b = bytes('orphan');
     w.store.putBlob('h-orphan', b);
-    w.store.setTree('main', MOUNT, 'o.txt', { hash: 'h-orphan', size: b.length, mode: null });
+    w.store.setTree('main', MOUNT, 'o.txt', { hash: 'h-orphan', size: b.length, mode: null }, { source: 'write' });
     w.store.barrier();
     const walked = done(await w.r.push({ scope: all }));
     expect(walked.skipped).toEqual([{ path: 'o.txt', state: 'disk-missing-provenance-unknown', reason: skipReason.provenanceNotAsked }]);
@@ -198,6 +203,9 @@ describe('a push interrupted by a crash', () => {
           expect(w.workspace(path)).toBe(draft);
           const pass = await r.pass({ scope: named(path) });
           expect(pass.kind === 'done' && pass.paths[0].state).toBe(onDisk(w, path) === draft ? 'synced' : 'workspace-draft');
+          // A write that reached disk is one materialize version, recorded with its outcome or on recovery; none otherwise.
+          const pushed = w.store.versions(MOUNT, path).filter((v) => v.source === 'materialize');
+          expect({ n, keep, path, pushed: pushed.map((v) => text(w.store.getBlob(v.hash!))) }).toEqual({ n, keep, path, pushed: onDisk(w, path) === draft ? [draft] : [] });
         }
         expect([...w.store.pendingPaths(MOUNT)]).toEqual([]);
       }

@@ -23,7 +23,11 @@ async function discard(workspace: Workspace, input: z.infer<typeof schema>, { bu
   if (at.mount.discard === undefined) return refuse(notOnThisMount(at.mount.name, 'discard'));
   const dropped = await at.mount.discard(at.rel);
   if (!dropped.ok) return refuse(dropped.message);
-  if (dropped.discarded.length === 0) return answer({ path: at.path, discarded: [], note: nothingToDiscard(at.path) });
+  if (dropped.discarded.length === 0) {
+    // A mount that kept a draft says why in its report; only an empty one means there was nothing to drop.
+    if (Object.keys(dropped.report).length > 0) return answer(withReport({ path: at.path, discarded: [] }, dropped.report));
+    return answer({ path: at.path, discarded: [], note: nothingToDiscard(at.path) });
+  }
   const paths = dropped.discarded.map((p) => prefixed(at.mount.name, p));
   const data = holdList(
     paths,

@@ -33,6 +33,13 @@ export function mountWords(mount: string) {
       `Writing ${at(path)} failed (${why}); nothing in this call was stored.`,
     contentTooLarge: (path: string, size: number, max: number) =>
       `The new content of ${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes; nothing was stored.`,
+    /** The mount-prefixed path, as sentences (and the tools' sentences) name it. */
+    shown: (path: string) => at(path),
+    historyOfDirectory: (path: string) => `${at(path)} is a directory; history lists one file's versions: name a file in it.`,
+    versionMissingBlob: (path: string, id: string) =>
+      `The store lists version ${id} of ${at(path)} but no longer holds its text; restore another version from history.`,
+    notDiscarded: () =>
+      'Disk could not be checked for these paths and the store records no version disk and the workspace agreed on, so their drafts were kept; discard them again once disk can be read.',
     acceptNewRoot: () =>
       `If this directory is mount "${mount}" now (it was moved or re-created on purpose), a person can run \`ws sync --accept-new-root ${mount}\` to take it as the mount.`,
     /** An unexpected failure (a disk call that threw), cut to one line: what failed, on which path. */

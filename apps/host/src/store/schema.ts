@@ -63,7 +63,23 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    // History with sources: where each version came from (the tools' `history`), the path
+    // a move brought it from, and an index by mount and path (history spans branches: the
+    // workspace's copy of a path, version by version, whichever branch was selected).
+    // Rows are only ever added. Versions from before this schema don't know their source:
+    // they read as the tools' default for a change of unknown intent (`write`, or `delete`
+    // for a removal).
     version: 2,
+    sql: `
+      ALTER TABLE history ADD COLUMN source TEXT;
+      ALTER TABLE history ADD COLUMN moved_from TEXT;
+      UPDATE history SET source = CASE WHEN hash IS NULL THEN 'delete' ELSE 'write' END;
+      DROP INDEX history_by_path;
+      CREATE INDEX history_by_path ON history (mount, path, seq);
+    `,
+  },
+  {
+    version: 3,
     sql: `
       -- What a person did to the agent's drafts on the review page, told to the agent on its
       -- next call on the path (or in status), then cleared.

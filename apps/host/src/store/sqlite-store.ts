@@ -7,7 +7,7 @@
  * go of at once, so its files are left as they were.
  */
 import type { Database, Statement } from 'bun:sqlite';
-import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry } from '@ws/reconcile';
+import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, VersionCause, VersionSource } from '@ws/reconcile';
 import { StoreError, faultKind, storeFault } from './faults.ts';
 import type { BranchInfo, ReviewNote, Store, TreeFile, Version } from './store.ts';
 
@@ -41,6 +41,24 @@ function storedPath(path: string, row: RecordsRow): StoredPath {
     evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as Evidence),
     pending: row.pending === null ? null : (JSON.parse(row.pending) as PendingEffect),
   };
+}
+
+/** A history row as SQLite gives it. */
+interface HistoryRow {
+  readonly seq: number;
+  readonly branch: string;
+  readonly path: string;
+  readonly hash: string | null;
+  readonly size: number | null;
+  readonly at: number;
+  readonly source: string | null;
+  readonly moved_from: string | null;
+}
+
+function versionOf(r: HistoryRow): Version {
+  // Every row since schema 2 has a source; the migration gave older rows one.
+  const source = (r.source ?? (r.hash === null ? 'delete' : 'write')) as VersionSource;
+  return { seq: r.seq, branch: r.branch, path: r.path, hash: r.hash, size: r.size, at: new Date(r.at).toISOString(), source };
 }
 
 /** The SQLite store. Construct with `openStore` (`open-store.ts`), which opens and migrates it under the store lock. */
@@ -78,7 +96,11 @@ export class SqliteStore implements Store {
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
       getBlob: prepare('SELECT bytes FROM blobs WHERE hash = ?'),
       putBlob: prepare('INSERT OR IGNORE INTO blobs (hash, size, bytes) VALUES (?, ?, ?)'),
-      history: prepare('INSERT INTO history (branch, mount, path, hash, size, mode, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      history: prepare('INSERT INTO history (branch, mount, path, hash, size, mode, at, source, moved_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+      treeHash: prepare('SELECT hash, seq FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
+      newestVersion: prepare('SELECT branch, hash, source FROM history WHERE mount = ? AND path = ? ORDER BY seq DESC LIMIT 1'),
+      versionBySeq: prepare('SELECT seq, branch, mount, path, hash, size, at, source, moved_from FROM history WHERE seq = ?'),
+      versions: prepare('SELECT seq, branch, path, hash, size, at, source, moved_from FROM history WHERE mount = ? AND path = ? AND seq < ? ORDER BY seq'),
       setTree: prepare(
         'INSERT INTO tree (branch, mount, path, hash, size, mode, seq) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
           'ON CONFLICT (branch, mount, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mode = excluded.mode, seq = excluded.seq',
@@ -197,13 +219,31 @@ export class SqliteStore implements Store {
     });
   }
 
-  setTree(branch: string, mount: string, path: string, entry: TreeEntry | null): void {
+  setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
     this.guard('written', () => {
       this.write();
-      const { lastInsertRowid } = this.q.history.run(branch, mount, path, entry?.hash ?? null, entry?.size ?? null, entry?.mode ?? null, Date.now());
+      const was = this.q.treeHash.get(branch, mount, path) as { hash: string; seq: number } | null;
+      // A version where the text or its presence changes, or a move; a mode alone is not one.
+      let seq = was?.seq ?? 0;
+      if ((was?.hash ?? null) !== (entry?.hash ?? null) || cause.movedFrom !== undefined) seq = this.insertVersion(branch, mount, path, entry, cause);
       if (entry === null) this.q.removeTree.run(branch, mount, path);
-      else this.q.setTree.run(branch, mount, path, entry.hash, entry.size, entry.mode, Number(lastInsertRowid));
+      else this.q.setTree.run(branch, mount, path, entry.hash, entry.size, entry.mode, seq);
     });
+  }
+
+  addVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
+    this.guard('written', () => {
+      this.write();
+      const newest = this.q.newestVersion.get(mount, path) as { branch: string; hash: string | null; source: string } | null;
+      if (newest !== null && newest.branch === branch && newest.source === cause.source && newest.hash === (entry?.hash ?? null)) return;
+      this.insertVersion(branch, mount, path, entry, cause);
+    });
+  }
+
+  /** One history row (inside the open transaction); its seq. */
+  private insertVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): number {
+    const row = this.q.history.run(branch, mount, path, entry?.hash ?? null, entry?.size ?? null, entry?.mode ?? null, Date.now(), cause.source, cause.movedFrom ?? null);
+    return Number(row.lastInsertRowid);
   }
 
   setEvidence(mount: string, path: string, evidence: Evidence | null): void {
@@ -283,19 +323,55 @@ export class SqliteStore implements Store {
   }
 
   selectBranch(name: string): void {
+    const from = this.selectedBranch();
     this.barrier();
     this.guard('written', () => {
       this.writes++;
-      this.q.setSelected.run(name);
+      this.db.transaction(() => {
+        if (from !== name) {
+          // The paths whose workspace copy the switch changes: each a `branch-switch` version on the new branch.
+          const at = Date.now();
+          this.db.run(
+            `INSERT INTO history (branch, mount, path, hash, size, mode, at, source)
+             SELECT ?1, n.mount, n.path, n.hash, n.size, n.mode, ?3, 'branch-switch' FROM tree n
+               WHERE n.branch = ?1 AND NOT EXISTS (SELECT 1 FROM tree o WHERE o.branch = ?2 AND o.mount = n.mount AND o.path = n.path AND o.hash = n.hash)
+             UNION ALL
+             SELECT ?1, o.mount, o.path, NULL, NULL, NULL, ?3, 'branch-switch' FROM tree o
+               WHERE o.branch = ?2 AND NOT EXISTS (SELECT 1 FROM tree n WHERE n.branch = ?1 AND n.mount = o.mount AND n.path = o.path)
+             ORDER BY 2, 3`,
+            [name, from, at],
+          );
+        }
+        this.q.setSelected.run(name);
+      }).immediate();
     });
   }
 
-  history(branch: string, mount: string, path: string): Version[] {
+  history(mount: string, path: string): Version[] {
     return this.guard('read', () => {
-      const rows = this.db
-        .query('SELECT seq, hash, size, at FROM history WHERE branch = ? AND mount = ? AND path = ? ORDER BY seq')
-        .all(branch, mount, path) as { seq: number; hash: string | null; size: number | null; at: number }[];
-      return rows.map((r) => ({ seq: r.seq, hash: r.hash, size: r.size, at: new Date(r.at).toISOString() }));
+      const found = new Map<number, Version>();
+      // A move's row names the path it came from: that path's versions before the move come
+      // first (not the move's own deletion of it). `before` strictly falls, so this ends.
+      const follow = (at: string, before: number) => {
+        const rows = this.q.versions.all(mount, at, before) as HistoryRow[];
+        rows.forEach((r, i) => {
+          if (r.moved_from !== null) follow(r.moved_from, r.seq);
+          const moveDeletion = at !== path && i === rows.length - 1 && r.hash === null && r.source === 'move';
+          if (!moveDeletion) found.set(r.seq, versionOf(r));
+        });
+      };
+      follow(path, Number.MAX_SAFE_INTEGER);
+      return [...found.values()].sort((a, b) => b.seq - a.seq);
+    });
+  }
+
+  version(mount: string, path: string, seq: number): Version | null {
+    return this.guard('read', () => {
+      const row = this.q.versionBySeq.get(seq) as (HistoryRow & { mount: string }) | null;
+      if (row === null || row.mount !== mount) return null;
+      // The path's own row is one look-up; a row of a path it was moved from needs the walk.
+      if (row.path === path) return versionOf(row);
+      return this.history(mount, path).find((v) => v.seq === seq) ?? null;
     });
   }
 

@@ -4,7 +4,7 @@
  * (inherited from `@ws/reconcile`'s `StorePort`): every method is synchronous, so a pass
  * settles its records without yielding — see the host README, "A second store engine".
  */
-import type { Hash, StorePort, TreeEntry } from '@ws/reconcile';
+import type { Hash, StorePort, TreeEntry, VersionSource } from '@ws/reconcile';
 
 /** One branch, for `ws branch list`. */
 export interface BranchInfo {
@@ -16,13 +16,20 @@ export interface BranchInfo {
   readonly files: number;
 }
 
-/** One version of a file in a branch's history. */
+/** One version of a file in the store's history. */
 export interface Version {
+  /** Its place in the history, stable for the life of the store (the tools' version id). */
   readonly seq: number;
+  /** The branch selected when it was recorded. */
+  readonly branch: string;
+  /** The path it was recorded at (another than the one asked for where a move brought it). */
+  readonly path: string;
   /** The text's hash, or null where the change removed the file. */
   readonly hash: Hash | null;
   readonly size: number | null;
+  /** ISO 8601, UTC. */
   readonly at: string;
+  readonly source: VersionSource;
 }
 
 /** What a person did on the review page to the agent's draft of one path, not yet told to the agent. */
@@ -56,10 +63,19 @@ export interface Store extends StorePort {
   hasBranch(name: string): boolean;
   /** Creates `name` from the selected branch (its trees and marks), in one transaction; the selection stays. */
   createBranch(name: string): void;
-  /** Selects another branch, durably. */
+  /**
+   * Selects another branch, durably, recording in the same transaction a `branch-switch`
+   * version of every path whose workspace copy the switch changes.
+   */
   selectBranch(name: string): void;
-  /** A file's versions on a branch, oldest first. */
-  history(branch: string, mount: string, path: string): Version[];
+  /**
+   * A file's versions, newest first, over every branch: each change to the workspace's
+   * copy and each materialize of it, following the path back across a move within the
+   * mount (the versions of the path it was moved from, before the move).
+   */
+  history(mount: string, path: string): Version[];
+  /** One version of a path's history (as `history` lists it) by its seq, or null where the path has none of that seq. */
+  version(mount: string, path: string, seq: number): Version | null;
   /** Every file of a mount on a branch at or beneath `dir` (`''`: all), in path order. */
   treeFiles(branch: string, mount: string, dir: string): TreeFile[];
   /** True when the branch's tree holds a file strictly beneath `dir`: the workspace has it as a directory. */

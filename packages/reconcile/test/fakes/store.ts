@@ -3,7 +3,7 @@
  * keeps what was behind the last barrier plus a random subset of the writes since (or
  * none of them). Branches are created and switched here, as the host's store does.
  */
-import type { BranchMark, Evidence, Hash, PendingEffect, StorePort, StoredPath, TreeEntry } from '../../src/index.ts';
+import type { BranchMark, Evidence, Hash, PendingEffect, StorePort, StoredPath, TreeEntry, VersionCause, VersionSource } from '../../src/index.ts';
 import type { Faults } from './faults.ts';
 
 /** Everything kept for one (mount, path), like one indexed row per table. */
@@ -14,8 +14,21 @@ interface Row {
   marks: Map<string, BranchMark>;
 }
 
+/** One version in the fake's history, as the host's store keeps it. */
+export interface FakeVersion {
+  readonly seq: number;
+  readonly branch: string;
+  readonly mount: string;
+  readonly path: string;
+  readonly hash: Hash | null;
+  readonly source: VersionSource;
+}
+
 interface State {
   selected: string;
+  /** Versions per `mount\0path`, oldest first, and the last seq given. */
+  history: Map<string, FakeVersion[]>;
+  lastSeq: number;
   branches: string[];
   rows: Map<string, Map<string, Row>>;
   blobs: Map<Hash, Uint8Array>;
@@ -23,7 +36,8 @@ interface State {
 }
 
 type Op =
-  | { t: 'tree'; branch: string; mount: string; path: string; value: TreeEntry | null }
+  | { t: 'tree'; branch: string; mount: string; path: string; value: TreeEntry | null; cause: VersionCause }
+  | { t: 'version'; branch: string; mount: string; path: string; value: TreeEntry | null; cause: VersionCause }
   | { t: 'mark'; branch: string; mount: string; path: string; value: BranchMark | null }
   | { t: 'evidence'; mount: string; path: string; value: Evidence | null }
   | { t: 'pending'; mount: string; path: string; value: PendingEffect | null }
@@ -31,7 +45,7 @@ type Op =
   | { t: 'root'; key: string; value: string };
 
 function emptyState(branch: string): State {
-  return { selected: branch, branches: [branch], rows: new Map(), blobs: new Map(), roots: new Map() };
+  return { selected: branch, history: new Map(), lastSeq: 0, branches: [branch], rows: new Map(), blobs: new Map(), roots: new Map() };
 }
 
 function cloneRow(r: Row): Row {
@@ -41,6 +55,8 @@ function cloneRow(r: Row): Row {
 function clone(s: State): State {
   return {
     selected: s.selected,
+    history: new Map([...s.history].map(([k, vs]) => [k, [...vs]] as const)),
+    lastSeq: s.lastSeq,
     branches: [...s.branches],
     rows: new Map([...s.rows].map(([m, rows]) => [m, new Map([...rows].map(([p, r]) => [p, cloneRow(r)] as const))] as const)),
     blobs: new Map(s.blobs),
@@ -63,9 +79,20 @@ function put<V>(m: Map<string, V>, key: string, value: V | null): void {
 
 function apply(s: State, op: Op): void {
   switch (op.t) {
-    case 'tree':
-      put(rowOf(s, op.mount, op.path).trees, op.branch, op.value);
+    case 'tree': {
+      // As the host's store: a version where the text or its presence changes, or a move; the same write.
+      const trees = rowOf(s, op.mount, op.path).trees;
+      const was = trees.get(op.branch)?.hash ?? null;
+      if (was !== (op.value?.hash ?? null) || op.cause.movedFrom !== undefined) addVersion(s, op);
+      put(trees, op.branch, op.value);
       break;
+    }
+    case 'version': {
+      const newest = s.history.get(`${op.mount}\u0000${op.path}`)?.at(-1);
+      const same = newest && newest.branch === op.branch && newest.source === op.cause.source && newest.hash === (op.value?.hash ?? null);
+      if (!same) addVersion(s, op);
+      break;
+    }
     case 'mark':
       put(rowOf(s, op.mount, op.path).marks, op.branch, op.value);
       break;
@@ -82,6 +109,14 @@ function apply(s: State, op: Op): void {
       s.roots.set(op.key, op.value);
       break;
   }
+}
+
+function addVersion(s: State, op: { branch: string; mount: string; path: string; value: TreeEntry | null; cause: VersionCause }): void {
+  const seq = ++s.lastSeq;
+  const key = `${op.mount}\u0000${op.path}`;
+  let list = s.history.get(key);
+  if (!list) s.history.set(key, (list = []));
+  list.push({ seq, branch: op.branch, mount: op.mount, path: op.path, hash: op.value?.hash ?? null, source: op.cause.source });
 }
 
 /** The fake store. */
@@ -147,8 +182,12 @@ export class FakeStore implements StorePort {
     this.write({ t: 'blob', key: hash, value: bytes });
   }
 
-  setTree(branch: string, mount: string, path: string, entry: TreeEntry | null): void {
-    this.write({ t: 'tree', branch, mount, path, value: entry });
+  setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
+    this.write({ t: 'tree', branch, mount, path, value: entry, cause });
+  }
+
+  addVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
+    this.write({ t: 'version', branch, mount, path, value: entry, cause });
   }
 
   setEvidence(mount: string, path: string, evidence: Evidence | null): void {
@@ -210,10 +249,24 @@ export class FakeStore implements StorePort {
     }
   }
 
-  /** Selects `name`. */
+  /** Selects `name`, recording a `branch-switch` version of each path whose workspace copy changes (as the host's store does). */
   switchBranch(name: string): void {
-    this.now.selected = name;
-    this.durable.selected = name;
+    for (const st of [this.now, this.durable]) {
+      for (const [mount, rows] of st.rows) {
+        for (const [path, row] of rows) {
+          const to = row.trees.get(name) ?? null;
+          if ((row.trees.get(st.selected)?.hash ?? null) !== (to?.hash ?? null)) {
+            addVersion(st, { branch: name, mount, path, value: to, cause: { source: 'branch-switch' } });
+          }
+        }
+      }
+      st.selected = name;
+    }
+  }
+
+  /** Every version of a path in the history, oldest first, over every branch. */
+  versions(mount: string, path: string): FakeVersion[] {
+    return this.now.history.get(`${mount}\u0000${path}`) ?? [];
   }
 
   /** S on `branch` for every path of `mount` (for model checks). */

@@ -3,7 +3,8 @@
  * the mount has `autoMaterialize`). The one rule: every change is checked before any is
  * recorded — all or none — and a deletion names what it removes.
  */
-import type { Change, Refusal, Report } from '@ws/tools';
+import type { DraftChange } from '@ws/reconcile';
+import type { Change, CommitIntent, Refusal, Report } from '@ws/tools';
 import type { StoreMountContext } from './context.ts';
 import { pushSummary } from './reports.ts';
 
@@ -21,14 +22,24 @@ export function refuseBeforeLock(ctx: StoreMountContext, changes: readonly Chang
   return null;
 }
 
-/** Records `changes` as drafts, under the lock. */
-export async function commitChanges(ctx: StoreMountContext, changes: readonly Change[]): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
+/**
+ * Records `changes` as drafts, under the lock, each version under the intent's source
+ * (without one: `write`, or `delete` for a deletion) and, for a move, the path it came from.
+ */
+export async function commitChanges(ctx: StoreMountContext, changes: readonly Change[], intent?: CommitIntent): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
   const branch = ctx.store.selectedBranch();
   for (const ch of changes) {
     const refused = await checkChange(ctx, branch, ch);
     if (refused !== null) return { ok: false, message: refused };
   }
-  ctx.reconciler.recordDrafts(changes.map((c) => ({ path: c.path, bytes: c.bytes })));
+  ctx.reconciler.recordDrafts(
+    changes.map((c): DraftChange => ({
+      path: c.path,
+      bytes: c.bytes,
+      ...(intent ? { source: intent.source } : {}),
+      ...(c.movedFrom === undefined ? {} : { movedFrom: c.movedFrom }),
+    })),
+  );
   // A plain commit answers as a direct mount's does (the receipt says what changed);
   // only a push made at once has more to say.
   const report: Record<string, unknown> = {};

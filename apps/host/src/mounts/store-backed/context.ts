@@ -5,7 +5,7 @@
  * through `disk`, `contain` and `isDirectory`, and the store only through `store`; so
  * the disk layer or the store engine can change underneath without touching a verb.
  */
-import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope } from '@ws/reconcile';
+import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, TakeDisk } from '@ws/reconcile';
 import type { Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
 import type { Lock } from '../../store/lock.ts';
@@ -20,7 +20,7 @@ export type Containment = { readonly ok: true; readonly abs: string } | { readon
 
 /** What a pass may be asked beside its scope, and how its caller follows and stops it. */
 export interface PassOptions extends ReconcileWork {
-  readonly takeDisk?: boolean;
+  readonly takeDisk?: TakeDisk;
   readonly acceptNewRoot?: boolean;
 }
 

@@ -16,6 +16,10 @@ import type { Store } from '../../store/store.ts';
 import { WALK_CAP } from '../direct.ts';
 import { mountWords } from '../words.ts';
 import { commitChanges, refuseBeforeLock } from './commit.ts';
+import { discardAt } from './discard.ts';
+import { draftsAt } from './drafts.ts';
+import { historyOf } from './history.ts';
+import { readVersionOf } from './read-version.ts';
 import type { Containment, Purpose, StoreMountContext } from './context.ts';
 import { listPath } from './list.ts';
 import { materializePath } from './materialize.ts';
@@ -139,8 +143,9 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path)), (message) => [{ path, source: 'skip' as const, reason: message }]);
       yield* searchBytes(ctx, plan);
     },
-    async commit(changes) {
-      return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(async () => withReviewNotes.commit(ctx, changes, await commitChanges(ctx, changes))), refuse);
+    async commit(changes, intent) {
+      const committing = async () => withReviewNotes.commit(ctx, changes, await commitChanges(ctx, changes, intent));
+      return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(committing), refuse);
     },
     async sync(path, work) {
       // sync changes only the store (disk is read), so a protected path may be synced; ws's own files never are.
@@ -148,6 +153,21 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     },
     async materialize({ path, force }, work) {
       return contained(path, 'change') ?? guarded(ctx, { verb: 'Materializing', path }, () => lock.run(() => materializePath(ctx, path, force, work)), refuse);
+    },
+    async drafts(path) {
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Comparing', path }, () => lock.run(() => draftsAt(ctx, path)), refuse);
+    },
+    async readVersion(path, version) {
+      const where = ctx.contain(path, 'read');
+      if (!where.ok) return { kind: 'answer', message: where.message };
+      return guarded(ctx, { verb: 'Reading', path }, () => readVersionOf(ctx, path, version), (message) => ({ kind: 'answer', message }));
+    },
+    async history(path) {
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing the versions of', path }, () => lock.run(() => historyOf(ctx, path)), refuse);
+    },
+    async discard(path) {
+      // discard changes only the store (disk is read), so a protected path's draft may be dropped, as sync may take it in.
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Discarding', path }, () => lock.run(() => discardAt(ctx, path)), refuse);
     },
     async status() {
       return guarded(ctx, { verb: 'Status of' }, () => lock.run(async () => withReviewNotes.status(ctx, await mountStatus(ctx))), (message) => ({ mount: config.name, backend: 'store', root: config.root, failed: message }));

@@ -276,16 +276,16 @@ export async function reviewHunkChoice(
   const branch = ctx.store.selectedBranch();
   if (accepted.size > 0) {
     const target = applyHunks(at.disk, at.draft, hunks, accepted);
-    ctx.reconciler.recordDrafts([{ path, bytes: target }]);
+    ctx.reconciler.recordDrafts([{ path, bytes: target, source: 'review' }]);
     const refused = await guardedPush(ctx, path);
     if (refused !== null) {
       // Put the draft back as it was: nothing the person chose was done.
-      ctx.reconciler.recordDrafts([{ path, bytes: at.draft }]);
+      ctx.reconciler.recordDrafts([{ path, bytes: at.draft, source: 'review' }]);
       return { ok: false, stale: true, message: `${refused} Nothing was changed; ${path} is shown again.` };
     }
-    if (remaining === null || Buffer.compare(remaining, target) !== 0) ctx.reconciler.recordDrafts([{ path, bytes: remaining }]);
+    if (remaining === null || Buffer.compare(remaining, target) !== 0) ctx.reconciler.recordDrafts([{ path, bytes: remaining, source: 'review' }]);
   } else {
-    ctx.reconciler.recordDrafts([{ path, bytes: remaining }]);
+    ctx.reconciler.recordDrafts([{ path, bytes: remaining, source: 'review' }]);
   }
   ctx.store.addReviewNote(branch, ctx.config.name, { path, accepted: accepted.size, rejected: rejected.size, merged: 0 });
   const left = hunks.length - accepted.size - rejected.size;
@@ -311,7 +311,7 @@ export async function reviewDeletion(ctx: StoreMountContext, path: string, shown
     ctx.store.addReviewNote(branch, ctx.config.name, { path, accepted: 1, rejected: 0, merged: 0 });
     return { ok: true, message: `${path} was deleted on disk.` };
   }
-  const taken = await ctx.pass({ kind: 'paths', paths: [path] }, { takeDisk: true });
+  const taken = await ctx.reconciler.discard({ scope: { kind: 'paths', paths: [path] } });
   if (taken.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(taken.reason) };
   ctx.store.addReviewNote(branch, ctx.config.name, { path, accepted: 0, rejected: 1, merged: 0 });
   return { ok: true, message: `The deletion of ${path} was taken out of the workspace; it reads disk's copy again.` };
@@ -339,14 +339,14 @@ export async function reviewSettle(
   const changed = checkShown(path, at, shown);
   if (changed !== null) return changed;
   if (at.kind !== 'conflict') return stale(path, 'is no longer a conflict');
-  // Disk's copy as shown becomes the agreed version; the draft is kept in history.
-  const taken = await ctx.pass({ kind: 'paths', paths: [path] }, { takeDisk: true });
+  // Disk's copy as shown becomes the agreed version (a discard: the draft stays in history).
+  const taken = await ctx.reconciler.discard({ scope: { kind: 'paths', paths: [path] } });
   if (taken.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(taken.reason) };
   const tree = ctx.store.read(taken.branch, ctx.config.name, path).tree;
   const branch = taken.branch;
   if ((tree === null ? ABSENT : tree.hash) !== shown.disk) {
     // Disk changed between the check and taking it in: keep the draft, refuse.
-    ctx.reconciler.recordDrafts([{ path, bytes: at.draft }]);
+    ctx.reconciler.recordDrafts([{ path, bytes: at.draft, source: 'review' }]);
     return stale(path, 'changed on disk');
   }
   if (choice === 'disk') {
@@ -354,7 +354,7 @@ export async function reviewSettle(
     return { ok: true, message: `${path}: disk's copy kept; the draft is in history.` };
   }
   const bytes = choice === 'merge' ? (merged as Uint8Array) : at.draft;
-  ctx.reconciler.recordDrafts([{ path, bytes }]);
+  ctx.reconciler.recordDrafts([{ path, bytes, source: 'review' }]);
   const refused = await guardedPush(ctx, path);
   if (refused !== null) return { ok: false, stale: true, message: `${refused} The ${choice} is kept as the draft; ${path} is shown again.` };
   ctx.store.addReviewNote(branch, ctx.config.name, { path, accepted: choice === 'draft' ? 1 : 0, rejected: 0, merged: choice === 'merge' ? 1 : 0 });

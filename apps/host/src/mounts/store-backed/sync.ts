@@ -1,10 +1,13 @@
 /**
- * `sync` on a store-backed mount: disk's changes taken in, for one path (taking disk's
- * copy whatever the workspace held) or a directory. The one rule: only a person's
+ * `sync` on a store-backed mount: disk's changes taken in, for one path, a directory or
+ * the whole mount. A draft disk has not changed is kept and listed (`drafts`, with the
+ * sentence naming `discard`); only a conflict gives the draft up for disk's copy (it
+ * stays in history); a named path the branch doesn't have takes disk's copy in
+ * (`@ws/reconcile`'s README, "Sync and discard"). The one rule: only a person's
  * `ws sync --accept-new-root` accepts a replaced root directory; a tool's sync never
  * does, so a replaced root can't read as every file deleted.
  */
-import type { Refusal, Report, Work } from '@ws/tools';
+import { keptDraftsNote, type Refusal, type Report, type Work } from '@ws/tools';
 import { type StoreMountContext, reconcileWork, scopeOf } from './context.ts';
 import { passSummary, rootAdvice } from './reports.ts';
 
@@ -14,13 +17,18 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
   const whole = path === undefined || path === '';
   const scope = await scopeOf(ctx, path, branch);
   const directory = scope.kind === 'directory';
-  const options = whole ? { acceptNewRoot: ctx.memory.acceptingNewRoot } : directory ? {} : { takeDisk: true };
+  // A person accepting a new root directory says which directory the mount is, not how to
+  // settle conflicts: that sync gives nothing up.
+  const accepting = whole && ctx.memory.acceptingNewRoot;
+  const options = accepting ? { acceptNewRoot: true } : { takeDisk: directory ? ('sync' as const) : ('sync-path' as const) };
   const result = await ctx.pass(scope, { ...options, ...reconcileWork(work) });
   if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
   const summary = passSummary(result);
   const gaveUp = [];
+  const kept: string[] = [];
   for (const r of result.paths) {
     if (r.gaveUp !== null) gaveUp.push({ path: r.path, was: r.gaveUp.state, ...(r.gaveUp.conflict ? { conflict: r.gaveUp.conflict } : {}) });
+    else if (r.state !== 'unverified' && (r.draft === 'draft' || r.draft === 'deletion')) kept.push(r.path);
   }
   const report: Report = {
     mount: ctx.config.name,
@@ -28,6 +36,7 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
     scope: directory ? (path ?? '') || '(whole mount)' : path,
     tookIn: summary.tookIn,
     gaveUp,
+    ...(kept.length > 0 ? { drafts: kept, note: keptDraftsNote } : {}),
     conflicts: summary.conflicts,
     unverified: summary.unverified,
     counts: result.counts,
