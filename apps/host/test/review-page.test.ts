@@ -2,7 +2,7 @@
  * The review page in a real browser (Debian's chromium, driven by playwright-core with no
  * browser download) against a real `ws serve` child, the agent's side over MCP: sign-in
  * through the printed link (once), hunks accepted and rejected with the keys, the note the
- * agent reads, a conflict settled by an edited merge, a hunk refused because disk changed
+ * agent reads, history with restore, a conflict settled by an edited merge, a hunk refused because disk changed
  * after the page loaded, the page refused without sign-in, the list current within 2 s,
  * and a clean console. A failing step leaves a screenshot (its path is printed).
  *
@@ -184,6 +184,23 @@ describe('the review page', () => {
     });
   });
 
+  test("a file's history shows each version, and restore makes one the draft again with disk untouched", async () => {
+    await step('history', async () => {
+      await page.locator('button', { hasText: 'History' }).click();
+      await page.waitForFunction(() => document.querySelectorAll('#history li').length >= 5, undefined, { timeout: 5000 });
+      const sources = await page.locator('#history li .source').allTextContents();
+      // Newest first: the reject, the rest of the draft after the accept, the accepted hunk written, the workspace set to it, the agent's write.
+      expect(sources.slice(0, 5)).toEqual(['review', 'review', 'materialize', 'review', 'write']);
+      const written = page.locator('#history li', { hasText: 'write' }).first();
+      await written.locator('button', { hasText: 'Show' }).click();
+      await text('.version-text', 'line27 = 27 * 100');
+      await written.locator('button', { hasText: 'Restore' }).click();
+      await text('#message', 'is the draft again');
+      await count('.hunk', 2);
+      expect(disk('work/a.txt')).toBe(BASE.replace('line3 = 3', 'line3 = 3 * 100'));
+    });
+  });
+
   test('the list is current within 2 s of a new draft', async () => {
     await step('live list', async () => {
       await mcpCall(agent, 'write', { path: 'work/new.txt', content: 'fresh\n' });
@@ -224,7 +241,7 @@ describe('the review page', () => {
     await step('narrow', async () => {
       await page.setViewportSize({ width: 420, height: 800 });
       await page.locator('nav a', { hasText: 'a.txt' }).click();
-      await count('.hunk', 1);
+      await count('.hunk', 2);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
       expect(problems).toEqual([]);
