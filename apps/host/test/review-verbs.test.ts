@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DiskPort } from '@ws/reconcile';
 import { handleToolCall } from '@ws/tools';
 import type { Host } from '../src/host.ts';
 import type { StoreMount } from '../src/mounts/store-backed/mount.ts';
@@ -23,8 +24,8 @@ afterEach(() => {
   open = [];
 });
 
-async function setUp(files: Record<string, string>, mount: Record<string, unknown> = {}) {
-  const made = await storeHost({ files, mount });
+async function setUp(files: Record<string, string | Uint8Array>, mount: Record<string, unknown> = {}, wrapDisk?: (mount: string, disk: DiskPort) => DiskPort) {
+  const made = await storeHost({ files, mount, ...(wrapDisk ? { wrapDisk } : {}) });
   open.push(made.host);
   const m = made.mount as StoreMount;
   const call = (name: string, input: unknown) => handleToolCall(made.host.workspace, { name, input });
@@ -148,6 +149,61 @@ describe('accepting and rejecting hunks', () => {
     expect(disk('a.txt')).toBe(base);
   });
 
+  test("a person's save landing between the check and the push's write is refused by the push's guard; the draft is kept", async () => {
+    const person = base.replace('line 20\n', 'saved just now\n');
+    let armed = false;
+    let root = '';
+    // Just before the push replaces the file, a person's editor saves it.
+    const wrap = (_mount: string, disk: DiskPort): DiskPort =>
+      new Proxy(disk, {
+        get(target, key, receiver) {
+          if (key !== 'write') return Reflect.get(target, key, receiver);
+          return async (path: string, bytes: Uint8Array, options: Parameters<DiskPort['write']>[2]) => {
+            if (armed) {
+              armed = false;
+              writeFileSync(join(root, path), person);
+            }
+            return target.write(path, bytes, options);
+          };
+        },
+      });
+    const made = await setUp({ 'a.txt': base }, {}, wrap);
+    root = made.root;
+    await made.call('read', { path: 'work/a.txt' });
+    await made.call('write', { path: 'work/a.txt', content: draft });
+    const shown = await made.m.review.file('a.txt');
+    if (!shown.ok) throw new Error(shown.message);
+    armed = true;
+    const done = await made.m.review.hunks('a.txt', { disk: shown.file.disk.hash, draft: shown.file.draft.hash }, [0], []);
+    expect(done).toMatchObject({ ok: false, stale: true });
+    expect(armed).toBe(false);
+    expect(made.disk('a.txt')).toBe(person);
+    const now = await made.m.review.file('a.txt');
+    if (!now.ok) throw new Error(now.message);
+    expect(now.file.draft.text).toBe(draft);
+    expect(now.file.disk.text).toBe(person);
+  });
+
+  test('a draft over a binary disk file has no hunks; it is accepted or rejected whole', async () => {
+    const binary = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]);
+    const { m, call, root } = await setUp({ 'img.bin': binary, 'other.bin': binary });
+    for (const p of ['img.bin', 'other.bin']) await call('read', { path: `work/${p}` });
+    await call('write', { path: 'work/img.bin', content: 'now text\n' });
+    await call('write', { path: 'work/other.bin', content: 'also text\n' });
+    const shown = await m.review.file('img.bin');
+    if (!shown.ok) throw new Error(shown.message);
+    expect(shown.file).toMatchObject({ kind: 'draft', hunks: [], disk: { notText: expect.stringContaining('binary') } });
+    const seen = { disk: shown.file.disk.hash, draft: shown.file.draft.hash };
+    expect(await m.review.hunks('img.bin', seen, [0], [])).toMatchObject({ ok: false });
+    expect(await m.review.whole('img.bin', seen, 'accept')).toMatchObject({ ok: true });
+    expect(readFileSync(join(root, 'img.bin'), 'utf8')).toBe('now text\n');
+    const other = await m.review.file('other.bin');
+    if (!other.ok) throw new Error(other.message);
+    expect(await m.review.whole('other.bin', { disk: other.file.disk.hash, draft: other.file.draft.hash }, 'reject')).toMatchObject({ ok: true });
+    expect(new Uint8Array(readFileSync(join(root, 'other.bin')))).toEqual(binary);
+    expect(await m.review.list(true)).toEqual({ ok: true, entries: [] });
+  });
+
   test('bytes that are not UTF-8 and CRLF lines survive a partial accept exactly', async () => {
     const diskBytes = Buffer.concat([Buffer.from('one\r\ntwo\r\n', 'latin1'), Buffer.from([0xff, 0x0a]), Buffer.from(lines(12, (i) => `pad ${i}`)), Buffer.from('end\r\n')]);
     const { m, root } = await setUp({});
@@ -200,9 +256,9 @@ describe('deletions and conflicts', () => {
     await call('delete', { path: 'work/kept.txt' });
     expect((await m.review.list(true)).ok && (await m.review.list(true))).toMatchObject({ entries: [{ path: 'gone.txt', kind: 'deletion' }, { path: 'kept.txt', kind: 'deletion' }] });
     const hash = (await m.review.file('gone.txt')) as { ok: true; file: { disk: { hash: string } } };
-    expect(await m.review.deletion('gone.txt', { disk: hash.file.disk.hash, draft: 'absent' }, 'accept')).toMatchObject({ ok: true });
+    expect(await m.review.whole('gone.txt', { disk: hash.file.disk.hash, draft: 'absent' }, 'accept')).toMatchObject({ ok: true });
     const kept = (await m.review.file('kept.txt')) as { ok: true; file: { disk: { hash: string } } };
-    expect(await m.review.deletion('kept.txt', { disk: kept.file.disk.hash, draft: 'absent' }, 'reject')).toMatchObject({ ok: true });
+    expect(await m.review.whole('kept.txt', { disk: kept.file.disk.hash, draft: 'absent' }, 'reject')).toMatchObject({ ok: true });
     expect(existsSync(join(root, 'gone.txt'))).toBe(false);
     expect(readFileSync(join(root, 'kept.txt'), 'utf8')).toBe('stay\n');
     const read = await call('read', { path: 'work/kept.txt' });

@@ -99,6 +99,8 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
   let ticker: ReturnType<typeof setInterval> | undefined;
   let ticking = false;
   let lastList = '';
+  /** A look that took long (a large mount's pass) waits three times as long before the next, so the agent's calls keep the lock. */
+  let notBefore = 0;
 
   /** Every store-backed mount's list, as the page shows it. */
   async function listing(pass: boolean): Promise<{ mounts: unknown[] }> {
@@ -112,8 +114,9 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
   }
 
   async function tick(): Promise<void> {
-    if (ticking || listeners.size === 0) return;
+    if (ticking || listeners.size === 0 || performance.now() < notBefore) return;
     ticking = true;
+    const started = performance.now();
     try {
       const now = JSON.stringify(await listing(true));
       if (now !== lastList) {
@@ -124,6 +127,7 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
       options.log(`review: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       ticking = false;
+      notBefore = performance.now() + 3 * (performance.now() - started);
     }
   }
 
@@ -238,9 +242,9 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
           if (shown === undefined || accept === undefined || reject === undefined) return undefined;
           return at.mount.review.hunks(at.rel, shown, accept, reject);
         }
-        case 'deletion':
+        case 'whole':
           if (shown === undefined || (input.choice !== 'accept' && input.choice !== 'reject')) return undefined;
-          return at.mount.review.deletion(at.rel, shown, input.choice);
+          return at.mount.review.whole(at.rel, shown, input.choice);
         case 'settle': {
           const choice = input.choice;
           if (shown === undefined || (choice !== 'disk' && choice !== 'draft' && choice !== 'merge')) return undefined;

@@ -122,7 +122,8 @@ export interface ReviewVerbs {
   list(pass: boolean): Promise<{ ok: true; entries: ReviewEntry[] } | Refusal>;
   file(path: string): Promise<{ ok: true; file: ReviewFile } | Refusal>;
   hunks(path: string, shown: Shown, accept: readonly number[], reject: readonly number[]): Promise<ReviewOutcome>;
-  deletion(path: string, shown: Shown, choice: 'accept' | 'reject'): Promise<ReviewOutcome>;
+  /** A deletion, or a draft over a disk file that isn't text: accepted or rejected whole. */
+  whole(path: string, shown: Shown, choice: 'accept' | 'reject'): Promise<ReviewOutcome>;
   settle(path: string, shown: Shown, choice: 'disk' | 'draft' | 'merge', merged?: Uint8Array): Promise<ReviewOutcome>;
 }
 
@@ -146,7 +147,7 @@ export function reviewVerbs(ctx: StoreMountContext): ReviewVerbs {
     list: (pass) => run(() => reviewList(ctx, pass), refuse),
     file: async (path) => contained(path, 'read') ?? run(() => reviewFile(ctx, path), refuse),
     hunks: async (path, shown, accept, reject) => contained(path, 'change') ?? run(() => reviewHunkChoice(ctx, path, shown, accept, reject), refuse),
-    deletion: async (path, shown, choice) => contained(path, 'change') ?? run(() => reviewDeletion(ctx, path, shown, choice), refuse),
+    whole: async (path, shown, choice) => contained(path, 'change') ?? run(() => reviewWhole(ctx, path, shown, choice), refuse),
     settle: async (path, shown, choice, merged) => contained(path, 'change') ?? run(() => reviewSettle(ctx, path, shown, choice, merged), refuse),
   };
 }
@@ -296,25 +297,31 @@ export async function reviewHunkChoice(
   return { ok: true, message: `${path}: ${parts.join(', ')}; ${left === 0 ? 'nothing is left to review' : `${plural(left, 'hunk')} left`}.` };
 }
 
-/** Accepts or rejects a draft deletion whole: accepted, disk's file is removed (guarded); rejected, the workspace holds disk's copy again. */
-export async function reviewDeletion(ctx: StoreMountContext, path: string, shown: Shown, choice: 'accept' | 'reject'): Promise<ReviewOutcome> {
+/**
+ * Accepts or rejects a change that has no hunks, whole: a pending deletion, or a draft over
+ * a disk file that isn't text (binary, too large, unreadable). Accepted, it is pushed with
+ * the guard; rejected, it is dropped as `discard` drops it (the workspace reads disk's
+ * copy again).
+ */
+export async function reviewWhole(ctx: StoreMountContext, path: string, shown: Shown, choice: 'accept' | 'reject'): Promise<ReviewOutcome> {
   if (ctx.config.readOnly) return { ok: false, message: ctx.words.readOnly() };
   const at = await now(ctx, path);
   if ('ok' in at) return at;
   const changed = checkShown(path, at, shown);
   if (changed !== null) return changed;
-  if (at.kind !== 'deletion') return stale(path, 'is no longer a deletion');
+  const whole = at.kind === 'deletion' || (at.kind === 'draft' && at.diskNotText !== undefined);
+  if (!whole) return stale(path, at.kind === 'draft' ? 'has hunks to choose from' : `is ${at.kind === 'none' ? 'no longer a draft' : 'a conflict now'}`);
   const branch = ctx.store.selectedBranch();
   if (choice === 'accept') {
     const refused = await guardedPush(ctx, path);
     if (refused !== null) return { ok: false, stale: true, message: `${refused} Nothing was changed; ${path} is shown again.` };
     ctx.store.addReviewNote(branch, ctx.config.name, { path, accepted: 1, rejected: 0, merged: 0 });
-    return { ok: true, message: `${path} was deleted on disk.` };
+    return { ok: true, message: at.kind === 'deletion' ? `${path} was deleted on disk.` : `The draft of ${path} is on disk.` };
   }
   const taken = await ctx.reconciler.discard({ scope: { kind: 'paths', paths: [path] } });
   if (taken.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(taken.reason) };
   ctx.store.addReviewNote(branch, ctx.config.name, { path, accepted: 0, rejected: 1, merged: 0 });
-  return { ok: true, message: `The deletion of ${path} was taken out of the workspace; it reads disk's copy again.` };
+  return { ok: true, message: `The ${at.kind === 'deletion' ? 'deletion' : 'draft'} of ${path} was taken out of the workspace; it reads disk's copy again.` };
 }
 
 /**

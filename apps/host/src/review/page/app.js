@@ -110,6 +110,18 @@ function listen() {
   source.addEventListener('error', () => {
     live.textContent = 'reconnecting…';
     live.className = 'live off';
+    // The browser retries a dropped stream itself, but not one refused (signed out, or a
+    // restarted server): then look once — a 401 goes to the sign-in page — and listen anew.
+    if (source.readyState === EventSource.CLOSED) {
+      setTimeout(async () => {
+        try {
+          const answer = await getJson('/review/api/drafts');
+          if (answer.ok) listen();
+        } catch {
+          setTimeout(() => listen(), 3000);
+        }
+      }, 2000);
+    }
   });
 }
 
@@ -192,18 +204,20 @@ function renderFile() {
   if (f.kind === 'none') {
     body.append(el('p', { class: 'quiet', text: 'Nothing to review: disk and the workspace agree.' }));
   } else if (f.kind === 'draft') {
-    if (f.hunks.length === 0) body.append(el('p', { class: 'quiet', text: f.disk.notText ? `${f.disk.notText}: accept or reject the whole file.` : 'The draft differs in bytes no line shows.' }));
     const all = f.hunks.map((h) => h.index);
+    // Over a disk file that isn't text there are no hunks: the draft is taken or left whole.
+    const whole = Boolean(f.disk.notText);
+    if (whole) body.append(el('p', { class: 'quiet', text: `${f.disk.notText}: accept or reject the whole draft.` }), textPane("The agent's draft", f.draft));
     buttons.append(
-      el('button', { type: 'button', class: 'accept', text: 'Accept file', onclick: () => act('hunks', { accept: all }) }),
-      el('button', { type: 'button', class: 'reject', text: 'Reject file', onclick: () => act('hunks', { reject: all }) }),
+      el('button', { type: 'button', class: 'accept', text: 'Accept file', onclick: () => (whole ? act('whole', { choice: 'accept' }) : act('hunks', { accept: all })) }),
+      el('button', { type: 'button', class: 'reject', text: 'Reject file', onclick: () => (whole ? act('whole', { choice: 'reject' }) : act('hunks', { reject: all })) }),
     );
     if (f.disk.hash === 'absent') body.append(el('p', { class: 'quiet', text: 'A new file: disk has none yet.' }));
     for (const h of f.hunks) body.append(hunkView(h));
   } else if (f.kind === 'deletion') {
     buttons.append(
-      el('button', { type: 'button', class: 'accept', text: 'Accept deletion', onclick: () => act('deletion', { choice: 'accept' }) }),
-      el('button', { type: 'button', class: 'reject', text: 'Reject deletion', onclick: () => act('deletion', { choice: 'reject' }) }),
+      el('button', { type: 'button', class: 'accept', text: 'Accept deletion', onclick: () => act('whole', { choice: 'accept' }) }),
+      el('button', { type: 'button', class: 'reject', text: 'Reject deletion', onclick: () => act('whole', { choice: 'reject' }) }),
     );
     body.append(el('p', { text: 'The agent deleted this file. Disk still holds:' }), textPane("Disk's copy", f.disk));
   } else if (f.kind === 'conflict') {
