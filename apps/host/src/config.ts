@@ -18,6 +18,8 @@ export interface MountConfig {
   readonly backend: 'store' | 'direct';
   readonly readOnly: boolean;
   readonly ignore: readonly string[];
+  /** Honour `.gitignore` and `.ignore` files (nested ones too) on every walk. */
+  readonly gitignore: boolean;
   readonly maxFileSize: number;
   readonly autoMaterialize: boolean;
   readonly watch: WatchMode;
@@ -35,6 +37,8 @@ export interface HostConfig {
   readonly sessionIdleSeconds: number;
   /** `ws serve`: how many HTTP sessions live at once. */
   readonly maxSessions: number;
+  /** How long one grep may search before it answers what it found. */
+  readonly grepTimeoutMs: number;
   /** Absolute path of the SQLite store. */
   readonly storePath: string;
   readonly mounts: readonly MountConfig[];
@@ -48,13 +52,14 @@ export class ConfigError extends Error {
 export const DEFAULT_RESULT_MAX_CHARS = 24_000;
 export const DEFAULT_SESSION_IDLE_SECONDS = 600;
 export const DEFAULT_MAX_SESSIONS = 64;
+export const DEFAULT_GREP_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024;
 export const DEFAULT_STORE_PATH = '.ws/store.sqlite';
 export const DEFAULT_IGNORE: readonly string[] = ['node_modules/', '.git/', '*.log'];
 /** Paths an agent may read but never change, unless a person says otherwise. */
 export const DEFAULT_PROTECT: readonly string[] = ['.git/'];
 
-const TOP_KEYS = ['resultMaxChars', 'sessionIdleSeconds', 'maxSessions', 'store', 'mount'] as const;
+const TOP_KEYS = ['resultMaxChars', 'sessionIdleSeconds', 'maxSessions', 'grepTimeoutMs', 'store', 'mount'] as const;
 const STORE_KEYS = ['path'] as const;
 const MOUNT_KEYS = [
   'name',
@@ -62,6 +67,7 @@ const MOUNT_KEYS = [
   'backend',
   'mode',
   'ignore',
+  'gitignore',
   'maxFileSize',
   'autoMaterialize',
   'watch',
@@ -74,6 +80,7 @@ export const SAMPLE_CONFIG = `# ws configuration. Paths are relative to this fil
 resultMaxChars = 24000          # most characters of a result's data an MCP call gets whole
 sessionIdleSeconds = 600        # ws serve closes an HTTP session unused this long
 maxSessions = 64                # ws serve keeps at most this many HTTP sessions (the longest idle closes first)
+grepTimeoutMs = 10000           # a grep answers what it found after this long, saying where it stopped
 
 [store]
 path = ".ws/store.sqlite"       # the embedded SQLite store (drafts, branches, evidence)
@@ -84,6 +91,7 @@ path = "."                      # the mount's root directory
 backend = "store"               # "store" (drafts until materialized) or "direct" (disk as it is)
 mode = "read-write"             # or "read-only"
 ignore = ["node_modules/", ".git/", "*.log"]   # gitignore syntax, on top of editors' swap/backup files
+gitignore = true                # honour .gitignore and .ignore files, nested ones too
 maxFileSize = 5242880           # larger files are listed but not read, searched or stored
 autoMaterialize = false         # push each agent change to disk at once
 watch = "on-tool-call"          # or "always" (a file watcher) or "never" (only sync)
@@ -174,6 +182,7 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
   const resultMaxChars = c.positiveInteger(doc, 'resultMaxChars', '', DEFAULT_RESULT_MAX_CHARS);
   const sessionIdleSeconds = c.positiveInteger(doc, 'sessionIdleSeconds', '', DEFAULT_SESSION_IDLE_SECONDS);
   const maxSessions = c.positiveInteger(doc, 'maxSessions', '', DEFAULT_MAX_SESSIONS);
+  const grepTimeoutMs = c.positiveInteger(doc, 'grepTimeoutMs', '', DEFAULT_GREP_TIMEOUT_MS);
 
   const store = doc.store ?? {};
   if (!isTable(store)) c.fail('store', 'must be a table ([store]).');
@@ -215,6 +224,7 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
       backend: c.oneOf(m, 'backend', where, ['store', 'direct'] as const, 'store'),
       readOnly: mode === 'read-only',
       ignore: c.stringList(m, 'ignore', where, DEFAULT_IGNORE),
+      gitignore: c.boolean(m, 'gitignore', where, true),
       maxFileSize: c.positiveInteger(m, 'maxFileSize', where, DEFAULT_MAX_FILE_SIZE),
       autoMaterialize: c.boolean(m, 'autoMaterialize', where, false),
       watch: c.oneOf(m, 'watch', where, ['on-tool-call', 'always', 'never'] as const, 'on-tool-call'),
@@ -231,7 +241,7 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
       }
     }
   }
-  return { source: file, resultMaxChars, sessionIdleSeconds, maxSessions, storePath, mounts };
+  return { source: file, resultMaxChars, sessionIdleSeconds, maxSessions, grepTimeoutMs, storePath, mounts };
 }
 
 /** The embedded default: the working directory as store-backed `work`, store at `.ws/store.sqlite`. */

@@ -10,6 +10,7 @@ import type { DiskPort, Hasher } from '@ws/reconcile';
 import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { insideRel } from './disk/contain.ts';
+import { grepWorkers } from './grep/runner.ts';
 import { directMount } from './mounts/direct.ts';
 import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
 import { type Lock, StoreLock } from './store/lock.ts';
@@ -109,7 +110,13 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
     : undefined;
 
-  const workspace: Workspace = { mounts, hasDirectMount: mounts.some((m) => m.backend === 'direct') };
+  // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call.
+  const workers = grepWorkers();
+  const workspace: Workspace = {
+    mounts,
+    hasDirectMount: mounts.some((m) => m.backend === 'direct'),
+    grep: { runner: workers.runner, timeoutMs: config.grepTimeoutMs },
+  };
   return {
     config,
     workspace,
@@ -129,6 +136,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
       return { ok: true, data: { mounts } };
     },
     close() {
+      workers.close();
       watchers?.stop();
       store?.close();
       lock.close();

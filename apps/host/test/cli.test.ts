@@ -234,7 +234,7 @@ describe('a bad config is one line naming the file and the key, exit 2', () => {
     const dir = configured('[[mount]]\nname = "w"\npath = "."\nreadonly = true\n');
     const line = expectOneLine(await ws(dir, ['status']));
     expect(line).toBe(
-      `${join(dir, 'ws.toml')}: mount[0].readonly is not a known key; allowed here: name, path, backend, mode, ignore, maxFileSize, autoMaterialize, watch, followSymlinks, protect.`,
+      `${join(dir, 'ws.toml')}: mount[0].readonly is not a known key; allowed here: name, path, backend, mode, ignore, gitignore, maxFileSize, autoMaterialize, watch, followSymlinks, protect.`,
     );
   });
 

@@ -98,17 +98,32 @@ describe('walks', () => {
     const root = tempDir();
     tree(root, ['a.txt', 'a/b.txt', 'b.ts', 'node_modules/x.js', '.git/HEAD', 'x.log', '.a.swp', 'notes~', '.ws/store.sqlite']);
     const tally = newTally();
-    const entries = [...walk({ root, from: '', rules: walkRules(['*.log'], '.ws/store.sqlite'), followSymlinks: false, cap: 100 }, tally)];
+    const entries = [...walk({ root, from: '', rules: walkRules(['node_modules/', '.git/', '*.log'], '.ws/store.sqlite'), followSymlinks: false, cap: 100 }, tally)];
     // A directory comes just before what it holds; files come in plain string order.
     expect(entries.map((e) => e.path)).toEqual(['a.txt', 'a', 'a/b.txt', 'b.ts']);
     const files = entries.filter((e) => e.kind === 'file').map((e) => e.path);
     expect(files).toEqual([...files].sort());
     expect(tally.passedOver).toEqual({
-      'version control or dependency directory': 2,
-      'ignored by the mount\u2019s rules': 1,
+      'ignored by the mount\u2019s ignore: .git/': 1,
+      'ignored by the mount\u2019s ignore: node_modules/': 1,
+      'ignored by the mount\u2019s ignore: *.log': 1,
       'editor swap or backup file': 2,
       'the ws store': 1,
     });
+  });
+
+  test('nested .gitignore and .ignore files are honoured, naming the rule; without them (gitignore = false) not', () => {
+    const root = tempDir();
+    tree(root, ['.gitignore', 'dist/x.js', 'src/a.ts', 'src/.gitignore', 'src/gen/b.ts', 'src/keep.log', 'x.log', 'node_modules/m/index.js']);
+    writeFileSync(join(root, '.gitignore'), 'dist/\n*.log\n');
+    writeFileSync(join(root, 'src/.gitignore'), 'gen/\n!keep.log\n');
+    // A person who commits node_modules takes it out of the mount's ignore list.
+    const tally = newTally();
+    const seen = walk({ root, from: '', rules: walkRules(['.git/'], undefined, root), followSymlinks: false, cap: 100 }, tally).map((e) => e.path);
+    expect(seen).toEqual(['.gitignore', 'node_modules', 'node_modules/m', 'node_modules/m/index.js', 'src', 'src/.gitignore', 'src/a.ts', 'src/keep.log']);
+    expect(tally.passedOver).toEqual({ 'ignored by .gitignore: dist/': 1, 'ignored by .gitignore: *.log': 1, 'ignored by src/.gitignore: gen/': 1 });
+    const all = walk({ root, from: '', rules: walkRules([], undefined), followSymlinks: false, cap: 100 }, newTally()).filter((e) => e.kind === 'file');
+    expect(all).toHaveLength(8);
   });
 
   test('a walk stops at its cap and says so', () => {
@@ -218,7 +233,7 @@ describe('the disk port', () => {
 });
 
 describe('walk rules', () => {
-  const rules = walkRules(['build/', '*.log', '!keep.log'], '.ws/store.sqlite');
+  const rules = walkRules(['node_modules/', '.git/', 'build/', '*.log', '!keep.log'], '.ws/store.sqlite');
   const cases: [string, boolean, string | undefined][] = [
     ['x.swp', false, 'editor swap or backup file'],
     ['dir/notes.txt~', false, 'editor swap or backup file'],
@@ -227,11 +242,11 @@ describe('walk rules', () => {
     ['4913', false, 'editor swap or backup file'],
     ['#', false, undefined],
     ['a.txt', false, undefined],
-    ['.git', true, 'version control or dependency directory'],
-    ['pkg/node_modules', true, 'version control or dependency directory'],
+    ['.git', true, 'ignored by the mount\u2019s ignore: .git/'],
+    ['pkg/node_modules', true, 'ignored by the mount\u2019s ignore: node_modules/'],
     ['node_modules', false, undefined],
-    ['build', true, 'ignored by the mount\u2019s rules'],
-    ['x.log', false, 'ignored by the mount\u2019s rules'],
+    ['build', true, 'ignored by the mount\u2019s ignore: build/'],
+    ['x.log', false, 'ignored by the mount\u2019s ignore: *.log'],
     ['keep.log', false, undefined],
     ['.ws', true, 'the ws store'],
     ['.ws/store.sqlite-wal', false, 'the ws store'],

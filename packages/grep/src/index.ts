@@ -1,4 +1,19 @@
-export { search, type GrepFile, type SearchOptions, type SearchAnswer, type FileMatches, type SkippedFile, type FileVersion } from './search.ts';
-export type { LineMatch } from './context.ts';
+export {
+  searchFiles,
+  runMatchJob,
+  type GrepFile,
+  type SearchOptions,
+  type SearchSink,
+  type SearchFacts,
+  type FoundFile,
+  type SkippedFile,
+  type SkipReason,
+  type MatchJob,
+  type MatchJobResult,
+  type MatchRunner,
+} from './search.ts';
+export { search, matchesOf, type SearchAnswer, type FileMatches, type LineMatch } from './collect.ts';
+export { FILE_TYPES, fileTypeFilter } from './file-types.ts';
+export { SLOW_TEST_MS } from './scan.ts';
 export { namesCr, namesBom } from './names-cr.ts';
 export { GrepError } from './grep-error.ts';

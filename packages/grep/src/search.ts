@@ -1,28 +1,20 @@
 /**
  * Search over files: each file's lines as read shows them (`fileText`), tested against a
- * JavaScript regular expression; binary and over-size files listed as skipped; the
- * answer's note saying where CRs and BOMs went when the pattern names one. The one
- * rule: a line matches exactly when the pattern, compiled without `g`/`m`, tests true
- * against it alone — however the search gets there.
+ * JavaScript regular expression (or a literal); binary and over-size files reported as
+ * skipped; facts a caller words for its readers (which files have CRLF ends or a BOM,
+ * where the engine gave up, where a deadline stopped the search). Results stream: a
+ * file's matches are line numbers until the caller asks for their text, so memory grows
+ * with the largest file, not with the number of matches. The one rule: a line matches
+ * exactly when the pattern, compiled without `g`/`m`, tests true against it alone —
+ * however the search gets there — and a count is never short of what was searched.
  */
-import { fileText, hasBom } from '@ws/text';
-import { type LineMatch, withContext } from './context.ts';
-import { looksBinary } from './file-kind.ts';
+import { hasBom, looksBinary } from '@ws/text';
+import { fileTypeFilter } from './file-types.ts';
 import { GrepError } from './grep-error.ts';
-import { compileMatcher } from './matcher.ts';
-import { matchingLines } from './matching-lines.ts';
-import {
-  BINARY_REASON,
-  EXPECTED,
-  type NoteFacts,
-  answerNote,
-  badOptionMessage,
-  overSizeReason,
-  patternNotStringMessage,
-} from './notes.ts';
-
-/** The label of a conflict's disk version, searched beside the workspace copy (SPEC §4). */
-export type FileVersion = 'conflicting-disk';
+import { LineIndex } from './line-index.ts';
+import { type Matcher, type PatternOptions, compileMatcher, firstMatchIn } from './matcher.ts';
+import { EXPECTED, badOptionMessage, patternNotStringMessage } from './notes.ts';
+import { type ScanResult, scanText } from './scan.ts';
 
 /** A file offered to search: its bytes, or why the caller did not read it. */
 export type GrepFile =
@@ -30,60 +22,130 @@ export type GrepFile =
       /** Passed through as given (the tools pass mount-prefixed paths, `work/src/a.ts`). */
       readonly path: string;
       readonly bytes: Uint8Array;
-      /** `'conflicting-disk'` for a conflict's disk version. */
-      readonly version?: FileVersion;
+      /** A label the caller gives a second version of one path (passed through). */
+      readonly version?: string;
     }
   | {
       readonly path: string;
-      /** Why it was not read (e.g. over the mount's size limit); listed in `skipped` as given. */
+      /** Why the caller did not read it; reported as given. */
       readonly skipped: string;
-      readonly version?: FileVersion;
+      readonly version?: string;
     };
+
+/** Why a file was not searched. */
+export type SkipReason =
+  | { readonly kind: 'binary' }
+  | { readonly kind: 'over-size'; readonly size: number; readonly limit: number }
+  | { readonly kind: 'not-read'; readonly why: string };
+
+/** A file that was not searched, and why. */
+export interface SkippedFile {
+  readonly path: string;
+  readonly version?: string;
+  readonly reason: SkipReason;
+}
+
+/** One scanning of one file's bytes, as a runner takes it (plain data: it can cross to a Worker). */
+export interface MatchJob {
+  readonly pattern: string;
+  readonly options: PatternOptions;
+  readonly bytes: Uint8Array;
+  /** Find the line ends even without a matching line (a CR or BOM fact needs them). */
+  readonly lineEnds: boolean;
+  /** How long the scan may run, in milliseconds. */
+  readonly timeLimitMs: number;
+}
+
+/** What a runner answers for a job: the scan, and whether the file starts with a BOM. */
+export type MatchJobResult = ScanResult & {
+  readonly bom: boolean;
+  /** Set by a runner that ended the scan by force (past its deadline): its matches are not known. */
+  readonly lost?: boolean;
+  /** The decoded text, where the scan ran in this thread (so it is not decoded twice). */
+  readonly text?: string;
+};
+
+/**
+ * Where scans run. The default runs each in this thread (a deadline is checked between
+ * lines, so one line the engine is stuck on cannot be cut short); a host passes one that
+ * runs them in a Worker it can end (`@ws/grep`'s README, "Never hangs").
+ */
+export type MatchRunner = (job: MatchJob) => Promise<MatchJobResult>;
 
 /** How to search. */
 export interface SearchOptions {
   /** Adds the `i` flag. Default false. */
   readonly caseInsensitive?: boolean;
+  /** The pattern is a literal string. Default false. */
+  readonly fixedStrings?: boolean;
+  /** A match may span lines (the whole text at once, flags `gm`). Default false. */
+  readonly multiline?: boolean;
   /** Lines to show before each match (whole number, default 0). */
   readonly contextBefore?: number;
   /** Lines to show after each match (whole number, default 0). */
   readonly contextAfter?: number;
   /** Files with more bytes are skipped, with why. Default: no limit. */
   readonly maxFileSize?: number;
-  /** The host has a direct mount: the CR and BOM notes say a character read shows disk's file there. */
-  readonly onDirectMountHost?: boolean;
+  /** Only files of this type (`FILE_TYPES`: `ts`, `py`, …), by name. */
+  readonly type?: string;
+  /** The search stops after this many milliseconds, answering what it found. Default: no limit. */
+  readonly timeoutMs?: number;
+  /** Where scans run; default: this thread. */
+  readonly runner?: MatchRunner;
+  /** The clock (milliseconds), for tests; default `performance.now`. */
+  readonly now?: () => number;
 }
 
-/** One file's matching lines. */
-export interface FileMatches {
+/** One searched file with matches, read on demand. */
+export interface FoundFile {
   readonly path: string;
-  /** Present for a conflict's disk version. */
-  readonly version?: FileVersion;
+  readonly version?: string;
   /** Present when the file has CRLF line ends: all of them (`'CRLF'`) or some (`'mixed'`). */
   readonly lineEndings?: 'CRLF' | 'mixed';
-  /** In line order. */
-  readonly matches: readonly LineMatch[];
+  /** Results in the file: matching lines, or with `multiline`, groups of touching matched lines. */
+  readonly results: number;
+  /** Matching lines in the file. */
+  readonly lines: number;
+  /** Result `k` (0-based): its first and last line (the same line without `multiline`). */
+  result(k: number): { readonly line: number; readonly endLine: number };
+  /** The lines to show around result `k`: from `from` to `to`, each line shown once (context merged as ripgrep does). */
+  shown(k: number): { readonly from: number; readonly to: number };
+  /** Line `n` (1-based) as read shows it. */
+  line(n: number): string;
+  /** Where line `n` starts in the file's text (BOM and CRs counted), for a character page. */
+  lineStart(n: number): number;
+  /** Where in line `n` the pattern first matches (-1 where no match starts in it). */
+  firstMatch(n: number): number;
 }
 
-/** A file that was not searched, and why. */
-export interface SkippedFile {
-  readonly path: string;
-  readonly version?: FileVersion;
-  readonly reason: string;
-}
-
-/** What a search found. */
-export interface SearchAnswer {
-  /** Files with at least one matching line, in the order given. */
-  readonly results: readonly FileMatches[];
+/** What the search noted while it went: the facts a caller words. */
+export interface SearchFacts {
   /** Matching lines in all (a line with several matches counts once). */
   readonly totalMatches: number;
+  /** Results in all (matching lines; with `multiline`, match groups). */
+  readonly totalResults: number;
   /** Files searched (each version counts), skipped ones not included. */
   readonly filesSearched: number;
-  /** Files not searched, in the order given, with why. */
-  readonly skipped: readonly SkippedFile[];
-  /** Where the pattern names a CR or U+FEFF and searched files have one: what to know. */
-  readonly note?: string;
+  /** Files with at least one matching line. */
+  readonly filesMatched: number;
+  /** Where the pattern names a CR: the searched files with CRLF ends, in order. */
+  readonly crlfFiles: readonly { readonly path: string; readonly version?: string; readonly lineEndings: 'CRLF' | 'mixed' }[];
+  /** Where the pattern names U+FEFF: the searched files that start with a BOM, in order. */
+  readonly bomFiles: readonly { readonly path: string; readonly version?: string }[];
+  /** Lines on which the engine gave up (whether they match is unknown), per file, in order. */
+  readonly gaveUp: readonly { readonly path: string; readonly version?: string; readonly lines: readonly number[] }[];
+  /** Set when the deadline stopped the search: the file and the first line not searched; `lost` where that file's matches could not be kept. */
+  readonly stopped?: { readonly path: string; readonly version?: string; readonly line: number; readonly lost: boolean };
+  /** The engine the pattern ran on. */
+  readonly engine: 'js' | 're2';
+}
+
+/** What a streaming search tells its caller, in path order. */
+export interface SearchSink {
+  /** A searched file with at least one match; its text lives until the returned promise settles. */
+  found?(file: FoundFile): void | Promise<void>;
+  /** A file not searched. */
+  skipped?(file: SkippedFile): void;
 }
 
 function wholeNumber(field: string, value: unknown, expected: string): number | undefined {
@@ -101,63 +163,150 @@ function flag(field: string, value: unknown): boolean {
 }
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const clockOf = (options: SearchOptions) => options.now ?? (() => performance.now());
+
+/** Runs one job in this thread: decode, then scan under the job's time limit. */
+export function runMatchJob(job: MatchJob, now: () => number = () => performance.now(), progress?: (line: number) => void): MatchJobResult {
+  const matcher = compileMatcher(job.pattern, job.options);
+  const text = decoder.decode(job.bytes);
+  const bom = hasBom(job.bytes);
+  const deadline = now() + job.timeLimitMs;
+  return { ...scanText(text, bom, matcher, job.lineEnds, { deadline, now, ...(progress ? { progress } : {}) }), bom, text };
+}
+
+/** The searched file's results, its text decoded (and its lines indexed) only when asked. */
+function foundFile(
+  path: string,
+  version: string | undefined,
+  bytes: Uint8Array,
+  scan: MatchJobResult,
+  matcher: Matcher,
+  before: number,
+  after: number,
+): FoundFile {
+  let index: LineIndex | undefined;
+  const lines = () => {
+    index ??= new LineIndex(scan.text ?? decoder.decode(bytes), scan.bom);
+    return index;
+  };
+  const { hits, ends } = scan;
+  const endOf = (k: number) => (ends === undefined ? hits[k] : ends[k]);
+  return {
+    path,
+    ...(version === undefined ? {} : { version }),
+    ...(scan.crlfEnds === undefined ? {} : { lineEndings: scan.crlfEnds }),
+    results: hits.length,
+    lines: scan.lines,
+    result: (k) => ({ line: hits[k], endLine: endOf(k) }),
+    shown(k) {
+      const shownBefore = k === 0 ? 0 : Math.max(endOf(k - 1), Math.min(endOf(k - 1) + after, hits[k] - 1));
+      const next = k + 1 < hits.length ? hits[k + 1] : lines().count + 1;
+      return { from: Math.max(shownBefore + 1, hits[k] - before), to: Math.max(endOf(k), Math.min(endOf(k) + after, next - 1)) };
+    },
+    line: (n) => lines().line(n),
+    lineStart: (n) => lines().start(n),
+    firstMatch(n) {
+      if (!matcher.options.multiline) return firstMatchIn(matcher, lines().line(n));
+      // A multiline match starts where the whole text's search finds it, if in this line.
+      const ix = lines();
+      const re = new RegExp(matcher.whole.source, matcher.whole.flags);
+      re.lastIndex = ix.start(n);
+      const m = re.exec(ix.text);
+      const start = ix.start(n);
+      const end = start + ix.line(n).length;
+      return m !== null && m.index <= end ? m.index - start : -1;
+    },
+  };
+}
 
 /**
- * Searches files for lines matching `pattern`, a JavaScript regular expression tested
- * against each line as read shows it (`fileText`: no CRLF end's CR, no BOM on line 1),
- * without flags but `i` where `caseInsensitive`. Files come from a sync or async
- * iterable and are read one at a time. Throws `GrepError` (before reading any file) for
- * a bad pattern or option.
+ * Searches files for lines matching `pattern`, telling `sink` of each file with matches
+ * (in the order given) and of each file skipped; answers the facts. Files come from a
+ * sync or async iterable and are read one at a time. Throws `GrepError` (before reading
+ * any file) for a bad pattern, option or type.
  */
-export async function search(
+export async function searchFiles(
   pattern: string,
   files: Iterable<GrepFile> | AsyncIterable<GrepFile>,
-  options: SearchOptions = {},
-): Promise<SearchAnswer> {
+  options: SearchOptions,
+  sink: SearchSink,
+): Promise<SearchFacts> {
   if (typeof pattern !== 'string') throw new GrepError(patternNotStringMessage(pattern));
-  const caseInsensitive = flag('caseInsensitive', options.caseInsensitive);
-  const onDirectMountHost = flag('onDirectMountHost', options.onDirectMountHost);
+  const patternOptions: PatternOptions = {
+    caseInsensitive: flag('caseInsensitive', options.caseInsensitive),
+    fixedStrings: flag('fixedStrings', options.fixedStrings),
+    multiline: flag('multiline', options.multiline),
+  };
   const before = wholeNumber('contextBefore', options.contextBefore, EXPECTED.lines) ?? 0;
   const after = wholeNumber('contextAfter', options.contextAfter, EXPECTED.lines) ?? 0;
   const maxFileSize = wholeNumber('maxFileSize', options.maxFileSize, EXPECTED.bytes);
-  const matcher = compileMatcher(pattern, caseInsensitive);
+  const timeoutMs = wholeNumber('timeoutMs', options.timeoutMs, EXPECTED.milliseconds);
+  const ofType = options.type === undefined ? undefined : fileTypeFilter(options.type);
+  const matcher = compileMatcher(pattern, patternOptions);
   const noted = matcher.namesCr || matcher.namesBom;
+  const now = clockOf(options);
+  const deadline = timeoutMs === undefined ? Infinity : now() + timeoutMs;
+  const run: MatchRunner = options.runner ?? (async (job) => runMatchJob(job, now));
 
-  const results: FileMatches[] = [];
-  const skipped: SkippedFile[] = [];
-  const facts: NoteFacts[] = [];
+  const crlfFiles: { path: string; version?: string; lineEndings: 'CRLF' | 'mixed' }[] = [];
+  const bomFiles: { path: string; version?: string }[] = [];
+  const gaveUp: { path: string; version?: string; lines: number[] }[] = [];
+  let stopped: SearchFacts['stopped'];
   let totalMatches = 0;
+  let totalResults = 0;
   let filesSearched = 0;
+  let filesMatched = 0;
 
   for await (const file of files) {
-    const version = file.version === 'conflicting-disk' ? { version: file.version } : {};
+    const { path } = file;
+    const labelled = file.version === undefined ? {} : { version: file.version };
+    if (ofType !== undefined && !ofType(path.slice(path.lastIndexOf('/') + 1))) continue;
     if (!('bytes' in file)) {
-      skipped.push({ path: file.path, ...version, reason: file.skipped });
+      sink.skipped?.({ path, ...labelled, reason: { kind: 'not-read', why: file.skipped } });
       continue;
     }
-    const { path, bytes } = file;
+    const { bytes } = file;
     if (maxFileSize !== undefined && bytes.length > maxFileSize) {
-      skipped.push({ path, ...version, reason: overSizeReason(bytes.length, maxFileSize) });
+      sink.skipped?.({ path, ...labelled, reason: { kind: 'over-size', size: bytes.length, limit: maxFileSize } });
       continue;
     }
     if (looksBinary(bytes)) {
-      skipped.push({ path, ...version, reason: BINARY_REASON });
+      sink.skipped?.({ path, ...labelled, reason: { kind: 'binary' } });
       continue;
     }
+    const left = deadline - now();
+    if (left <= 0) {
+      stopped = { path, ...labelled, line: 1, lost: false };
+      break;
+    }
     filesSearched++;
-    // A note needs every searched file's line ends, so then no file is passed over unread.
+    // A fact about line ends needs every searched file's, so then no file is passed over unread.
     if (!noted && matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) continue;
 
-    const text = decoder.decode(bytes);
-    const bom = hasBom(bytes);
-    const { hits, crlfEnds: ends } = matchingLines(text, bom, matcher, noted);
-    if (noted) facts.push({ path, ...version, ...(ends === undefined ? {} : { crlfEnds: ends }), bom });
-    if (hits.length === 0) continue;
-    const matches = before + after > 0 ? withContext(hits, fileText(text).lines, before, after) : hits;
-    results.push({ path, ...version, ...(ends === undefined ? {} : { lineEndings: ends }), matches });
-    totalMatches += hits.length;
+    const scan = await run({ pattern, options: patternOptions, bytes, lineEnds: noted, timeLimitMs: Math.min(left, 2 ** 31 - 1) });
+    if (matcher.namesCr && scan.crlfEnds !== undefined) crlfFiles.push({ path, ...labelled, lineEndings: scan.crlfEnds });
+    if (matcher.namesBom && scan.bom) bomFiles.push({ path, ...labelled });
+    if (scan.gaveUp.length > 0) gaveUp.push({ path, ...labelled, lines: [...scan.gaveUp] });
+    if (scan.hits.length > 0) {
+      filesMatched++;
+      totalMatches += scan.lines;
+      totalResults += scan.hits.length;
+      await sink.found?.(foundFile(path, file.version, bytes, scan, matcher, before, after));
+    }
+    if (scan.stoppedAt !== undefined) {
+      stopped = { path, ...labelled, line: scan.stoppedAt, lost: scan.lost === true };
+      break;
+    }
   }
-
-  const note = answerNote(facts, { namesCr: matcher.namesCr, namesBom: matcher.namesBom, onDirectMountHost });
-  return { results, totalMatches, filesSearched, skipped, ...(note === undefined ? {} : { note }) };
+  return {
+    totalMatches,
+    totalResults,
+    filesSearched,
+    filesMatched,
+    crlfFiles,
+    bomFiles,
+    gaveUp,
+    ...(stopped === undefined ? {} : { stopped }),
+    engine: matcher.engine,
+  };
 }

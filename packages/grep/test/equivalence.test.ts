@@ -23,33 +23,36 @@ function reference(
   const re = new RegExp(pattern, options.caseInsensitive ? 'i' : '');
   const results = [];
   const skipped = [];
-  // Who the notes name, each file as its own path (the generated paths are all different).
-  const crNamed: string[] = [];
-  const bomNamed: string[] = [];
+  // The facts a caller words: the CRLF and BOM files, where the pattern names a CR or U+FEFF.
+  const crlfFiles: { path: string; version?: string; lineEndings: 'CRLF' | 'mixed' }[] = [];
+  const bomFiles: { path: string; version?: string }[] = [];
   let totalMatches = 0;
   let filesSearched = 0;
+  let slow = false;
   for (const file of files) {
     const version = file.version ? { version: file.version } : {};
     if (!('bytes' in file)) {
-      skipped.push({ path: file.path, ...version, reason: file.skipped });
+      skipped.push({ path: file.path, ...version, reason: { kind: 'not-read', why: file.skipped } });
       continue;
     }
     if (options.maxFileSize !== undefined && file.bytes.length > options.maxFileSize) {
-      skipped.push({ path: file.path, ...version, reason: expect.any(String) });
+      skipped.push({ path: file.path, ...version, reason: expect.any(Object) });
       continue;
     }
     if (file.bytes.subarray(0, 8192).includes(0)) {
-      skipped.push({ path: file.path, ...version, reason: expect.any(String) });
+      skipped.push({ path: file.path, ...version, reason: expect.any(Object) });
       continue;
     }
     filesSearched++;
     const ft = fileText(file.bytes);
-    const disk = file.version ? ' in its conflicting-disk version' : '';
-    if (ft.crlf > 0) crNamed.push(`${file.path} (${ft.lineEndings}${disk})`);
-    if (ft.bom) bomNamed.push(file.version ? `${file.path} (BOM${disk})` : file.path);
+    if (ft.crlf > 0 && namesCr(pattern)) crlfFiles.push({ path: file.path, ...version, lineEndings: ft.lineEndings === 'CRLF' ? 'CRLF' : 'mixed' });
+    if (ft.bom && namesBom(pattern)) bomFiles.push({ path: file.path, ...version });
     const hits: number[] = [];
     ft.lines.forEach((line, k) => {
+      const t0 = performance.now();
       if (re.test(line)) hits.push(k + 1);
+      // A slow test may be the engine giving up (JavaScriptCore stops silently): the reference knows nothing then.
+      else if (performance.now() - t0 > 10) slow = true;
     });
     if (hits.length === 0) continue;
     totalMatches += hits.length;
@@ -72,17 +75,18 @@ function reference(
     const lineEndings = ft.lineEndings === 'CRLF' || ft.lineEndings === 'mixed' ? { lineEndings: ft.lineEndings } : {};
     results.push({ path: file.path, ...version, ...lineEndings, matches });
   }
-  const note = {
-    cr: namesCr(pattern) && crNamed.length > 0 ? crNamed.join(', ') : undefined,
-    bom: namesBom(pattern) && bomNamed.length > 0 ? bomNamed.join(', ') : undefined,
-  };
-  return { answer: { results, totalMatches, filesSearched, skipped }, note };
+  return slow ? undefined : { results, totalMatches, filesSearched, skipped, crlfFiles, bomFiles, gaveUp: [] };
 }
 
-/** The files a note names, by kind, as written. */
-const named = (note: string | undefined) => ({
-  cr: /CRLF line ends: (.*?)\. Lines are matched/.exec(note ?? '')?.[1],
-  bom: /a UTF-8 BOM at its start: (.*?)\. A BOM is not part/.exec(note ?? '')?.[1],
+/** What the reference states, from search's answer. */
+const stated = (a: Awaited<ReturnType<typeof search>>) => ({
+  results: a.results,
+  totalMatches: a.totalMatches,
+  filesSearched: a.filesSearched,
+  skipped: a.skipped,
+  crlfFiles: a.crlfFiles,
+  bomFiles: a.bomFiles,
+  gaveUp: a.gaveUp,
 });
 
 // Pieces of files that stress the reading: every line end, lone CRs, own CRs, BOMs,
@@ -122,7 +126,7 @@ const files = fc
 const patternPiece = fc.constantFrom(
   '^', '$', '\\r', '\\n', '\\s', '\\S', '[^a]', '.', '\\b', '\\B', 'a', 'b', 'ab', 'foo', 'foo\\d+', 'k', 'K', 's', 'é',
   '(?=', '(?!', '(?<=', '(?<!', '(', '(?:', ')', '*', '+', '?', '|', '[\\s\\S]', '[^]', '\\uFEFF', '\\u2028', '[\\r\\n]',
-  '\\W', '\\D', '(a|b)', '\\1', '.*', '\r', '\\x0d', '$^', '\\r$', '^$', 'x\\r', '{2}',
+  '\\W', '\\D', '(a|b)', '(a|b)+', '(ab*)*', '(?:\\s|x)+', '\\1', '.*', '\r', '\\x0d', '$^', '\\r$', '^$', 'x\\r', '{2}',
   // Whole lookarounds that would see a neighbouring line or a CRLF end's CR.
   '(?![^])', '(?<![^])', '(?=\\r)', '(?!\\r)', '(?<=\\n)', '(?=\\s)', '(?<=\\s)', '(?<!a)', '(?=a)',
 );
@@ -147,24 +151,27 @@ describe('search equals the naive per-line reference', () => {
   test('on generated files, patterns and options', async () => {
     let compared = 0;
     let matched = 0;
+    let onRe2 = 0;
     await fc.assert(
       fc.asyncProperty(pattern, files, options, async (p, fs, opts) => {
         if (!engineAccepts(p)) {
           await expect(search(p, fs, opts)).rejects.toBeInstanceOf(GrepError);
           return;
         }
-        const { note, ...answer } = await search(p, fs, opts);
+        const answer = await search(p, fs, opts);
         compared++;
         if (answer.totalMatches > 0) matched++;
+        if (answer.engine === 're2') onRe2++;
         const expected = reference(p, fs, opts);
-        expect(answer).toEqual(expected.answer);
-        expect(named(note)).toEqual(expected.note);
+        if (expected !== undefined) expect(stated(answer)).toEqual(expected);
       }),
       params(4000),
     );
     // The generator must find lines often and miss them often, or agreement proves little.
     expect(matched).toBeGreaterThan(compared / 5);
     expect(compared - matched).toBeGreaterThan(compared / 10);
+    // Patterns that repeat a group run on RE2: the reference (JavaScript alone) checks them too.
+    expect(onRe2).toBeGreaterThan(compared / 50);
   }, 120_000);
 
   test('on longer files whose lines are mostly plain, as source files are', async () => {
@@ -178,10 +185,8 @@ describe('search equals the naive per-line reference', () => {
       fc.asyncProperty(longPattern, fc.array(longFile, { minLength: 1, maxLength: 4, size: 'max' }), fc.boolean(), async (p, bs, ci) => {
         const fs: GrepFile[] = bs.map((bytes, k) => ({ path: `work/long${k}.txt`, bytes }));
         const opts = { caseInsensitive: ci, contextBefore: 0, contextAfter: 0 };
-        const { note, ...answer } = await search(p, fs, opts);
         const expected = reference(p, fs, opts);
-        expect(answer).toEqual(expected.answer);
-        expect(named(note)).toEqual(expected.note);
+        if (expected !== undefined) expect(stated(await search(p, fs, opts))).toEqual(expected);
       }),
       params(400),
     );

@@ -114,20 +114,20 @@ describe('files', () => {
       { path: 'work/early.bin', bytes: new Uint8Array([0x61, 0, 0x61]) },
       { path: 'work/late.bin', bytes: late },
     ]);
-    expect(a.skipped).toEqual([{ path: 'work/early.bin', reason: 'binary (a NUL byte in its first 8 KB)' }]);
+    expect(a.skipped).toEqual([{ path: 'work/early.bin', reason: { kind: 'binary' } }]);
     expect(a.results.map((r) => r.path)).toEqual(['work/late.bin']);
     expect(a.filesSearched).toBe(1);
   });
 
   test('a file over maxFileSize is skipped with why; one at the limit is searched', async () => {
     const a = await search('a', [file('work/big.txt', 'aaaa\n'), file('work/ok.txt', 'aaa\n')], { maxFileSize: 4 });
-    expect(a.skipped).toEqual([{ path: 'work/big.txt', reason: 'over the size limit (5 bytes; the limit is 4)' }]);
+    expect(a.skipped).toEqual([{ path: 'work/big.txt', reason: { kind: 'over-size', size: 5, limit: 4 } }]);
     expect(a.results.map((r) => r.path)).toEqual(['work/ok.txt']);
   });
 
   test('a file the caller did not read is listed as skipped as given', async () => {
     const a = await search('a', [{ path: 'work/huge.log', skipped: 'over the mount\u2019s size limit' }, file('work/b.txt', 'a')]);
-    expect(a.skipped).toEqual([{ path: 'work/huge.log', reason: 'over the mount\u2019s size limit' }]);
+    expect(a.skipped).toEqual([{ path: 'work/huge.log', reason: { kind: 'not-read', why: 'over the mount\u2019s size limit' } }]);
     expect(a.filesSearched).toBe(1);
   });
 
@@ -190,7 +190,9 @@ describe('bad patterns and options', () => {
     [{ contextAfter: '2' }, 'contextAfter', '"2"'],
     [{ maxFileSize: Number.NaN }, 'maxFileSize', 'NaN'],
     [{ caseInsensitive: 'yes' }, 'caseInsensitive', '"yes"'],
-    [{ onDirectMountHost: 1 }, 'onDirectMountHost', '1'],
+    [{ fixedStrings: 1 }, 'fixedStrings', '1'],
+    [{ multiline: 'no' }, 'multiline', '"no"'],
+    [{ timeoutMs: -5 }, 'timeoutMs', '-5'],
   ] as const;
   for (const [options, field, shown] of badOptions) {
     test(`${field} = ${shown} is a GrepError naming the field`, async () => {

@@ -1,5 +1,5 @@
 /**
- * Character pages (SPEC §2.2): `text` exactly as stored, BOM and CRs included, from an
+ * Character pages (README, "Character pages"): `text` exactly as stored, BOM and CRs included, from an
  * index. The rule a reader must not break: a page starts and ends on whole characters
  * (never between the halves of a surrogate pair), so pages that follow each other's
  * notes rebuild the text exactly.
@@ -20,7 +20,7 @@ export interface CharacterPageOptions {
   readonly limitChars?: number;
   /** The most characters of `JSON.stringify(page)`; absent for an in-process caller. */
   readonly resultMaxChars?: number;
-  /** Sentences the page carries after the file's own (e.g. the disk check's, §4.5). */
+  /** Sentences the page carries after the file's own (e.g. the store-backed read's disk check, @ws/reconcile's README). */
   readonly notes?: readonly string[];
 }
 
@@ -45,11 +45,11 @@ function splitsPair(text: string, i: number): boolean {
 }
 
 /**
- * A page of `ft.text` from `offsetChars` (SPEC §2.2). Without `resultMaxChars` it holds
+ * A page of `ft.text` from `offsetChars` (README, "Character pages"). Without `resultMaxChars` it holds
  * `limitChars` whole; with it, it stops where one more character would pass the
  * budget, and its note names what is left of the request as `offsetChars=X and
  * limitChars=M`. It always moves on by at least one whole character (the floor).
- * Throws a PagingError for a request it cannot answer (§2.3).
+ * Throws a PagingError for a request it cannot answer (README, "Refusals").
  */
 export function characterPage(ft: FileText, options: CharacterPageOptions): CharacterPage {
   const fields = options as unknown as Readonly<Record<string, unknown>>;

@@ -1,5 +1,5 @@
 /**
- * Cutting a page's first line to the most that fits (SPEC §2.1 rule 3). The rule: the
+ * Cutting a page's first line to the most that fits (README "Line pages", rule 3). The rule: the
  * answer is the cut that trying every cut would pick. A cut page names its rest's
  * length twice (marker and note), so the page is not longer for every longer cut:
  * where the rest's length loses a digit, the page gets shorter. Between those drops

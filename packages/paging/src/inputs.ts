@@ -1,5 +1,5 @@
 /**
- * Checking what a caller asked for before any page is built (SPEC §2.3). The rule: a
+ * Checking what a caller asked for before any page is built (README, "Refusals"). The rule: a
  * bad request is refused with a PagingError naming the field, never read as something
  * else (a fractional offset is not rounded, a negative one is not clamped).
  */

@@ -1,5 +1,5 @@
 /**
- * Line pages (SPEC §2.1): the longest page from an offset whose JSON fits what reaches
+ * Line pages (README, "Line pages"): the longest page from an offset whose JSON fits what reaches
  * the caller whole. The rule a reader must not break: every candidate page is measured
  * exactly as it would go out, its own note included, never estimated; a page that
  * says it fits, fits.
@@ -7,6 +7,7 @@
 import { type FileText, numberedLine, safeCut, textNotes } from '@ws/text';
 import { longestFittingCut, shortestCutPage } from './cut.ts';
 import { PagingError, refusal } from './errors.ts';
+import { LONG_LINE_CHARS } from './long-line.ts';
 import { commonInput, refuseBoth, wholeNumber } from './inputs.ts';
 import { EMPTY_FILE_NOTE, type LineStop, type Rest, joinNotes, lineStopNote, restMarker } from './notes.ts';
 import { noteCost, numberedLineInner, skeletonLength } from './page-length.ts';
@@ -21,7 +22,7 @@ export interface LinePageOptions {
   readonly limit?: number;
   /** The most characters of `JSON.stringify(page)`; absent for an in-process caller. */
   readonly resultMaxChars?: number;
-  /** Sentences the page carries after the file's own (e.g. the disk check's, §4.5). */
+  /** Sentences the page carries after the file's own (e.g. the store-backed read's disk check, @ws/reconcile's README). */
   readonly notes?: readonly string[];
 }
 
@@ -38,8 +39,6 @@ export interface LinePage {
   readonly content: string;
 }
 
-/** A line longer than this is cut, with a marker naming its rest, on a page with a budget. */
-const LONG_LINE = 2000;
 
 /** The default most lines of a page. */
 const DEFAULT_LIMIT = 2000;
@@ -58,7 +57,7 @@ function cutLine(ft: FileText, n: number, cut: number): ShownLine {
 
 function shownLine(ft: FileText, n: number): ShownLine {
   const line = ft.lines[n - 1];
-  return line.length > LONG_LINE ? cutLine(ft, n, safeCut(line, LONG_LINE)) : { text: line, rest: null };
+  return line.length > LONG_LINE_CHARS ? cutLine(ft, n, safeCut(line, LONG_LINE_CHARS)) : { text: line, rest: null };
 }
 
 function page(path: string, totalLines: number, fromLine: number, shown: readonly string[], note: string | undefined): LinePage {
@@ -70,12 +69,12 @@ function page(path: string, totalLines: number, fromLine: number, shown: readonl
 }
 
 /**
- * A page of `ft`'s lines from `offset` (SPEC §2.1). With `resultMaxChars` it is the
+ * A page of `ft`'s lines from `offset` (README, "Line pages"). With `resultMaxChars` it is the
  * longest page whose JSON fits, note included: lines over 2,000 characters are cut
  * with a marker naming their rest, a first line that cannot fit whole is cut to the
  * most that fits, and where nothing fits the shortest page there is goes out (the
  * floor). Without it the page holds `limit` whole lines. Throws a PagingError for a
- * request it cannot answer (§2.3).
+ * request it cannot answer (README, "Refusals").
  */
 export function linePage(ft: FileText, options: LinePageOptions): LinePage {
   const fields = options as unknown as Readonly<Record<string, unknown>>;
@@ -152,7 +151,7 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
 
   // Not even the first line fits whole: cut it to the most that fits.
   const first = ft.lines[from - 1];
-  const maxCut = Math.min(first.length - 1, safeCut(first, LONG_LINE));
+  const maxCut = Math.min(first.length - 1, safeCut(first, LONG_LINE_CHARS));
   const cutPageLength = (cut: number) => {
     const line = cutLine(ft, from, cut);
     const stop = lineStopNote(stopAt(from, line.rest));

@@ -29,6 +29,11 @@ export function restMarker(rest: Rest): string {
   return `[… read the rest with offsetChars=${rest.offsetChars} and limitChars=${rest.limitChars}]`;
 }
 
+/** The marker a window of a long line starts with, naming what is cut before it. */
+export function startMarker(rest: Rest): string {
+  return `[… read the start with offsetChars=${rest.offsetChars} and limitChars=${rest.limitChars} …]`;
+}
+
 /** The sentence a line page ends its note with ('' where it has nothing to say). */
 export function lineStopNote(stop: LineStop): string {
   switch (stop.kind) {

@@ -23,7 +23,7 @@ function follow(ft: ReturnType<typeof fileText>, offsetChars: number, limitChars
   return pages;
 }
 
-describe('character pages (§2.2)', () => {
+describe('character pages (README, "Character pages")', () => {
   test('content is the text exactly as stored, BOM and CRs included', () => {
     const ft = fileText('\ufeffone\r\ntwo\r\r\nthree\rfour\n');
     const page = characterPage(ft, { path: PATH });

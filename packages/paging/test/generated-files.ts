@@ -1,12 +1,13 @@
 /**
  * Files for property tests to page through: BOM or not; LF, CRLF, `\r\r\n` and lone
  * CRs; quotes, backslashes, control characters, tabs, accents, emoji; invalid UTF-8;
- * long lines; with and without a final line end (SPEC §2.4). Runs take their seed from
+ * long lines; with and without a final line end (README, "Walks"). Runs take their seed from
  * WS_SEED where it is set; fast-check prints the seed of a failing run.
  */
 import fc from 'fast-check';
 
-const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
+/** The seed from WS_SEED, where set. */
+export const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
 
 /** fast-check parameters for `numRuns` runs, seeded from WS_SEED where set. */
 export function runs(numRuns: number): fc.Parameters<unknown> {

@@ -15,7 +15,7 @@ function refusal(f: () => unknown): string {
   throw new Error('expected a PagingError');
 }
 
-describe('inputs and errors (§2.3)', () => {
+describe('inputs and errors (README, "Refusals")', () => {
   test('offset/limit and offsetChars/limitChars together: "not both"', () => {
     const both = { path: PATH, offset: 1, offsetChars: 0 };
     const message = 'Give offset and limit to read lines, or offsetChars and limitChars to read characters, not both.';

@@ -27,7 +27,7 @@ function row(page: LinePage, n: number): string {
   return page.content.split('\n')[n - page.fromLine];
 }
 
-describe('long lines (§2.1 rule 1)', () => {
+describe('long lines (README "Line pages", rule 1)', () => {
   test('a line over 2,000 characters is cut at 2,000 and ends with a marker naming its rest', () => {
     const ft = fileText(`${'a'.repeat(2500)}\nb\n`);
     const page = linePage(ft, { path: PATH, resultMaxChars: 24_000 });
@@ -85,7 +85,7 @@ describe('long lines (§2.1 rule 1)', () => {
   });
 });
 
-describe('the budget (§2.1 rule 2)', () => {
+describe('the budget (README "Line pages", rule 2)', () => {
   const ft = fileText(ordinarySource(3000));
   for (const budget of [24_000, 5_000, 1_000]) {
     test(`a page within ${budget.toLocaleString('en-US')} where one more line would pass it`, () => {
@@ -138,7 +138,7 @@ describe('the budget (§2.1 rule 2)', () => {
   });
 });
 
-describe('the first line cut to fit (§2.1 rule 3)', () => {
+describe('the first line cut to fit (README "Line pages", rule 3)', () => {
   test('at every budget from 700 to 760 the cut is the most that fits, as trying every cut finds, across the cut where the rest loses a digit', () => {
     const ft = fileText(`${'x'.repeat(1500)}\nend\n`);
     const rests: number[] = [];
@@ -185,7 +185,7 @@ describe('the first line cut to fit (§2.1 rule 3)', () => {
   });
 });
 
-describe('stop notes (§2.1 rule 4)', () => {
+describe('stop notes (README "Line pages", rule 4)', () => {
   const ft = fileText(ordinarySource(50));
 
   test('a page that stops before the end names the next line as offset=N', () => {
@@ -226,7 +226,7 @@ describe('stop notes (§2.1 rule 4)', () => {
   });
 });
 
-describe('the floor (§2.1 rule 5)', () => {
+describe('the floor (README "Line pages", rule 5)', () => {
   test('a budget too small for anything still moves on: the shortest page there is goes out', () => {
     const ft = fileText(ordinarySource(30));
     const page = linePage(ft, { path: PATH, resultMaxChars: 10 });

@@ -1,7 +1,7 @@
 /**
  * The longest page by brute force, to check `linePage` against: build every page a
  * line page could be — each run of whole lines from the offset, each cut of the first
- * line — serialize each whole with JSON.stringify, and pick by SPEC §2.1's words.
+ * line — serialize each whole with JSON.stringify, and pick by the README's "Line pages".
  * Slow on purpose; it shares only the wording (notes.ts) with the code it checks.
  */
 import { type FileText, numberedLine, textNotes } from '@ws/text';

@@ -5,3 +5,4 @@ export { safeCut } from './cut.ts';
 export { jsonLength } from './json-length.ts';
 export { type InvalidSequence, type Utf8Layout, utf8Layout } from './utf8.ts';
 export { invalidLines } from './notes.ts';
+export { BINARY_SNIFF_BYTES, looksBinary } from './binary.ts';

@@ -130,13 +130,6 @@ export function listCut(what: string, shown: number, total: number, narrow: stri
   return `Showing the first ${shown} of ${total} ${what}; ${total - shown} more not shown. ${narrow}`;
 }
 
-/** How to narrow each kind of list. */
-export const narrow = {
-  grep: 'Narrow the search with path or glob, or a more specific pattern.',
-  glob: 'Narrow the pattern, or give a path.',
-  ls: 'List a directory further down, or without recursive.',
-} as const;
-
 /** A walk that passed things over: `12 ignored, 2 editor swap or backup files`. */
 export function passedOver(counts: Readonly<Record<string, number>>): string | undefined {
   const parts = Object.entries(counts)
@@ -239,20 +232,105 @@ export function loneSurrogate(field: string): string {
   return `${field} holds a lone surrogate (half of a UTF-16 pair), which UTF-8 cannot store; send whole characters.`;
 }
 
+/** A report whose lists were cut to fit the budget; `wayOn` says how this tool's caller sees the rest. */
+export function reportCut(shown: string, wayOn: string): string {
+  return `Lists were cut to fit resultMaxChars: ${shown}. ${wayOn}`;
+}
+
+/** How to see the rest of a cut report, per tool: only ways the tool (or another) really takes. */
+export const reportWayOn = {
+  sync: 'Narrow with path (a directory or a file) to see the rest.',
+  materialize: 'Narrow with path (a directory or a file) to see the rest.',
+  status: 'To see every path, list the mount with ls and recursive: true (each entry shows its state), continuing with offset.',
+} as const;
+
+// ── grep, ls and glob pages ─────────────────────────────────────────────────────
+
 /** Why grep did not search a file larger than its mount's limit. */
-export function overSize(size: number, limit: number): string {
-  return `over the mount's size limit (${size} bytes; the limit is ${limit})`;
+export function overSize(limit: number): string {
+  return `over the mount's size limit (${limit} bytes)`;
 }
 
-/** A grep answer cut to its budget. */
-export function grepCut(shownMatches: number, matches: number, shownSkipped: number, skipped: number, narrowBy: string): string {
-  const skippedPart = shownSkipped < skipped ? `, and ${shownSkipped} of ${skipped} skipped files` : '';
-  return `Showing the first ${shownMatches} of ${matches} matching lines${skippedPart}. ${narrowBy}`;
+/** Why grep did not search a binary file. */
+export const BINARY_SKIP = 'binary (a NUL byte in its first 8 KB)';
+
+/** How many names a skipped reason lists before it counts the rest. */
+export const SKIPPED_NAMES_MAX = 5;
+
+/** How many files a CR or BOM note names before it counts the rest. */
+export const NOTED_FILES_MAX = 20;
+
+/**
+ * Where a page of a listing stopped, and how to go on: `continue with offset=N` while
+ * more follow; on a later page that ends the listing, that nothing more follows.
+ */
+export function pageNote(what: string, offset: number, shown: number, total: number): string | undefined {
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (offset >= total && offset > 0) return `offset=${offset} is past the end: there are ${n(total)} ${what}; nothing more follows.`;
+  if (offset + shown < total) {
+    return `Showing ${what} ${n(offset + 1)}-${n(offset + shown)} of ${n(total)}; continue with offset=${offset + shown}.`;
+  }
+  return offset === 0 ? undefined : `Showing ${what} ${n(offset + 1)}-${n(total)} of ${n(total)}; nothing more follows.`;
 }
 
-/** The marker ending a long line in a grep answer with a budget. */
-export function grepLineCut(length: number, line: number): string {
-  return `[… cut at 2000 of ${length} characters; read it with offset=${line} and limit=1]`;
+/** A page whose first result did not fit whole: its context was left out. */
+export function contextLeftOut(line: number): string {
+  return `The context of line ${line} was left out to fit resultMaxChars; ask with a larger resultMaxChars or fewer context lines to see it.`;
+}
+
+/** Where the deadline stopped a search. */
+export function grepStopped(seconds: number, path: string, line: number, lost: boolean): string {
+  const lostPart = lost ? ` (its matches were not counted)` : '';
+  return (
+    `The search stopped at its ${seconds} s deadline at line ${line} of ${path}${lostPart}; the files after it were not searched, ` +
+    'so the counts cover only what was searched. Search the rest with a path, glob or type that leaves out what was searched, or a simpler pattern.'
+  );
+}
+
+/** Lines on which the pattern's engine gave up. */
+export function grepGaveUp(total: number, named: readonly string[]): string {
+  const more = total > named.length ? ` and ${total - named.length} more` : '';
+  return (
+    `The pattern gave up on ${plural(total, 'line')}; whether ${total === 1 ? 'it matches' : 'they match'} is unknown: ${named.join(', ')}${more}. ` +
+    'A pattern without lookarounds or backreferences runs on a linear-time engine that never gives up.'
+  );
+}
+
+function fileNames(names: readonly string[]): string {
+  const shown = names.slice(0, NOTED_FILES_MAX).join(', ');
+  const rest = names.length - NOTED_FILES_MAX;
+  return rest > 0 ? `${shown} and ${rest} more; narrow with path or glob` : shown;
+}
+
+function searchedHave(n: number): string {
+  return n === 1 ? '1 file searched has' : `${n} files searched have`;
+}
+
+function whereCharacterReadShows(direct: boolean): string {
+  return direct ? 'in the workspace\u2019s copy, or in disk\u2019s file on a direct mount' : 'in the workspace\u2019s copy';
+}
+
+/** A pattern naming a CR over files with CRLF ends (the README's "grep's CR and BOM notes"). */
+export function grepCrNote(named: readonly string[], direct: boolean): string {
+  return (
+    `This pattern names a CR, and ${searchedHave(named.length)} CRLF line ends: ${fileNames(named)}. ` +
+    'Lines are matched as read shows them, without a CRLF end\u2019s CR unless the line\u2019s own text ends in a CR; ' +
+    `a character read (offsetChars) shows every CR ${whereCharacterReadShows(direct)}.`
+  );
+}
+
+/** A pattern naming U+FEFF over files that start with a BOM. */
+export function grepBomNote(named: readonly string[], direct: boolean): string {
+  return (
+    `This pattern names U+FEFF, and ${searchedHave(named.length)} a UTF-8 BOM at its start: ${fileNames(named)}. ` +
+    'A BOM is not part of the first line as read shows it, so lines are matched without it; ' +
+    `a character read (offsetChars) shows it ${whereCharacterReadShows(direct)}.`
+  );
+}
+
+/** A CR or BOM file named by its conflicting-disk version only. */
+export function inDiskVersion(path: string, what: string): string {
+  return `${path} (${what} in its conflicting-disk version)`;
 }
 
 // ── drafts: diff, versions, discard, restore, move ──────────────────────────────

@@ -5,18 +5,20 @@
  * with a mount name is read relative to that path.
  */
 import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { outputOf, scope, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, Workspace } from './workspace.ts';
-import { globNone, listCut, narrow, passedOver } from './errors.ts';
+import { globNone, passedOver } from './errors.ts';
 import { globMatcher } from './glob-match.ts';
-import { holdList } from './hold.ts';
+import { pageOf } from './ls.ts';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
 const schema = z.strictObject({
   pattern: z.string().min(1).describe('e.g. work/**/*.ts'),
-  path: path.optional(),
+  path: scope.optional(),
+  sort: z.enum(['path', 'modified']).optional(),
+  offset: wholeFromZero.optional(),
 });
 
 const GLOB_CHARS = /[*?[\]{}!\\]/;
@@ -52,7 +54,7 @@ async function glob(workspace: Workspace, input: z.infer<typeof schema>, { budge
     within = at.path;
   }
   const matcher = globMatcher(pattern);
-  const files: string[] = [];
+  const files: { path: string; modified?: number }[] = [];
   const skipped: Record<string, number> = {};
   const troubles: string[] = [];
   for (const { mount, dir } of scansFor(workspace, pattern)) {
@@ -64,30 +66,24 @@ async function glob(workspace: Workspace, input: z.infer<typeof schema>, { budge
       if (e.kind !== 'file') continue;
       const full = prefixed(mount.name, e.path);
       if (within !== undefined && full !== within && !full.startsWith(`${within}/`)) continue;
-      if (matcher.match(full)) files.push(full);
+      if (matcher.match(full)) files.push({ path: full, ...(e.modified === undefined ? {} : { modified: e.modified }) });
     }
   }
-  files.sort();
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // Newest first, as editor agents' glob tools list; a path without a time (or a tie) keeps path order.
+  if (input.sort === 'modified') files.sort((a, b) => (b.modified ?? -Infinity) - (a.modified ?? -Infinity) || 0);
   const notes = [...troubles, ...(files.length === 0 ? [globNone(pattern), passedOver(skipped)] : [])].filter(
     (n): n is string => n !== undefined,
   );
-  return answer(
-    holdList(
-      files,
-      (shown) => {
-        const all = shown.length === files.length ? notes : [listCut('files', shown.length, files.length, narrow.glob), ...notes];
-        return { pattern, files: shown, ...(all.length ? { note: all.join(' ') } : {}) };
-      },
-      budget,
-    ),
-  );
+  const paths = files.map((f) => f.path);
+  return answer(pageOf(paths, input.offset ?? 0, budget, 'files', (shown, note) => ({ pattern, files: shown, ...(note ? { note } : {}) }), notes));
 }
 
 /** The `glob` tool. */
 export const globTool = defineTool({
   name: 'glob',
   title: 'Find files by name',
-  description: 'List the files whose paths match a glob.',
+  description: 'List files whose paths match a glob.',
   input: schema,
   output: outputOf({ files: 'array', note: 'string' }),
   hints: { readOnly: true, destructive: false, idempotent: true },

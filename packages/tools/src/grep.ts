@@ -1,33 +1,54 @@
 /**
  * `grep`: `@ws/grep`'s search over one path, one mount or every mount, store-backed and
- * direct alike, with an optional glob filter, held to the call's budget. The one rule:
- * the files searched are what each mount offers (`searchFiles`: the workspace copy and a
- * conflict's disk version, or disk as it is), named mount-prefixed, in mount order —
- * the tools decide nothing about what a match is.
+ * direct alike, with optional glob and type filters, in three modes (`content`, `files`,
+ * `count`), paged by `offset` within the call's budget. The one rule: the files searched
+ * are what each mount offers (`searchFiles`: the workspace copy and a conflict's disk
+ * version, or disk as it is), named mount-prefixed, in mount order and path order, so
+ * following the notes from offset 0 shows every result exactly once — the tools decide
+ * nothing about what a match is; they word the facts @ws/grep reports.
  */
-import { safeCut } from '@ws/text';
-import { type FileMatches, type GrepFile, type LineMatch, type SearchAnswer, type SkippedFile, GrepError, search } from '@ws/grep';
+import { type FoundFile, type GrepFile, type SearchFacts, type SkippedFile, GrepError, searchFiles } from '@ws/grep';
+import { LONG_LINE_CHARS, lineWindow } from '@ws/paging';
+import { jsonLength } from '@ws/text';
 import { z } from 'zod';
-import { outputOf, path, wholeFromZero } from './schemas.ts';
-import { type CallContext, defineTool } from './tool.ts';
-import type { Mount, Workspace } from './workspace.ts';
-import { grepCut, grepLineCut, narrow, overSize } from './errors.ts';
+import {
+  BINARY_SKIP,
+  SKIPPED_NAMES_MAX,
+  contextLeftOut,
+  grepBomNote,
+  grepCrNote,
+  grepGaveUp,
+  grepStopped,
+  inDiskVersion,
+  overSize,
+  pageNote,
+} from './errors.ts';
 import { globMatcher } from './glob-match.ts';
-import { holdList } from './hold.ts';
+import { StreamPage } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
+import { outputOf, scope, wholeFromZero } from './schemas.ts';
+import { type CallContext, defineTool } from './tool.ts';
+import type { Mount, Workspace } from './workspace.ts';
 
 const schema = z.strictObject({
-  pattern: z.string().min(1).describe('A JavaScript regular expression.'),
-  path: path.optional(),
-  glob: z.string().min(1).optional().describe('e.g. *.ts'),
+  pattern: z.string().min(1).describe('A JavaScript regex.'),
+  path: scope.optional(),
+  glob: z.string().optional(),
+  type: z.string().optional(),
+  output: z.enum(['content', 'files', 'count']).optional(),
+  fixedStrings: z.boolean().optional(),
+  multiline: z.boolean().optional(),
+  caseInsensitive: z.boolean().optional(),
   contextBefore: wholeFromZero.optional(),
   contextAfter: wholeFromZero.optional(),
-  caseInsensitive: z.boolean().optional(),
+  offset: wholeFromZero.optional(),
 });
 
-/** With a budget, a matching or context line longer than this is cut, saying how to read it whole. */
-export const LONG_MATCH_LINE = 2000;
+type Input = z.infer<typeof schema>;
+
+/** How long a search may run where the workspace does not say (`grepTimeoutMs`). */
+export const DEFAULT_GREP_TIMEOUT_MS = 10_000;
 
 /** A path filter: a glob without `/` matches a file's name at any depth; one with `/` the mount-prefixed path. */
 function pathFilter(workspace: Workspace, glob: string | undefined, within: string | undefined): (path: string) => boolean {
@@ -47,71 +68,109 @@ async function* filesOf(scopes: readonly { mount: Mount; rel: string }[], keep: 
     for await (const file of mount.searchFiles(rel)) {
       const path = prefixed(mount.name, file.path);
       if (!keep(path)) continue;
-      if ('skipped' in file) yield { path, skipped: file.skipped };
-      else if (file.bytes.length > mount.maxFileSize) yield { path, skipped: overSize(file.bytes.length, mount.maxFileSize), ...(file.version ? { version: file.version } : {}) };
-      else yield { path, bytes: file.bytes, ...(file.version ? { version: file.version } : {}) };
+      const version = 'version' in file && file.version ? { version: file.version } : {};
+      if ('skipped' in file) yield { path, skipped: file.tooLarge ? overSize(mount.maxFileSize) : file.skipped };
+      else if (file.bytes.length > mount.maxFileSize) yield { path, skipped: overSize(mount.maxFileSize), ...version };
+      else yield { path, bytes: file.bytes, ...version };
     }
   }
 }
 
-function cutLine(text: string, line: number): string {
-  if (text.length <= LONG_MATCH_LINE) return text;
-  return text.slice(0, safeCut(text, LONG_MATCH_LINE)) + grepLineCut(text.length, line);
+/** Skipped files counted by reason, each reason naming its first few files. */
+class SkippedTally {
+  private readonly byReason = new Map<string, { count: number; paths: string[] }>();
+
+  add(file: SkippedFile): void {
+    const reason = file.reason.kind === 'binary' ? BINARY_SKIP : file.reason.kind === 'over-size' ? overSize(file.reason.limit) : file.reason.why;
+    let entry = this.byReason.get(reason);
+    if (entry === undefined) {
+      entry = { count: 0, paths: [] };
+      this.byReason.set(reason, entry);
+    }
+    entry.count++;
+    if (entry.paths.length < SKIPPED_NAMES_MAX) entry.paths.push(file.version ? `${file.path} (${file.version})` : file.path);
+  }
+
+  /** `[{ reason, count, paths, more? }]`, reasons in first-seen order. */
+  list(): { reason: string; count: number; paths: string[]; more?: number }[] {
+    return [...this.byReason].map(([reason, { count, paths }]) => ({ reason, count, paths, ...(count > paths.length ? { more: count - paths.length } : {}) }));
+  }
 }
 
-/** A match with every long line cut (a budget is stated). */
-function cutMatch(m: LineMatch): LineMatch {
-  const before = m.before?.map((t, i) => cutLine(t, m.line - m.before!.length + i));
-  const after = m.after?.map((t, i) => cutLine(t, m.line + 1 + i));
-  return { line: m.line, text: cutLine(m.text, m.line), ...(before ? { before } : {}), ...(after ? { after } : {}) };
+/** What a file adds to a page, and its head (path, version, line ends). */
+function fileHead(file: FoundFile): { path: string; version?: string; lineEndings?: 'CRLF' | 'mixed' } {
+  return { path: file.path, ...(file.version ? { version: file.version } : {}), ...(file.lineEndings ? { lineEndings: file.lineEndings } : {}) };
 }
 
-type Item = { readonly kind: 'match'; readonly file: FileMatches; readonly match: LineMatch } | { readonly kind: 'skipped'; readonly skipped: SkippedFile };
-
-/** The answer, held to `budget`: the first matching lines that fit (then skipped files), and a note of the rest. */
-function held(found: SearchAnswer, budget: number | undefined): object {
-  if (budget === undefined) return { ...found };
-  const items: Item[] = [];
-  for (const file of found.results) for (const match of file.matches) items.push({ kind: 'match', file, match: cutMatch(match) });
-  for (const skipped of found.skipped) items.push({ kind: 'skipped', skipped });
-  const matchCount = items.length - found.skipped.length;
-  return holdList(
-    items,
-    (shown) => {
-      const results: FileMatches[] = [];
-      const skipped: SkippedFile[] = [];
-      let last: { source: FileMatches; matches: LineMatch[] } | undefined;
-      for (const item of shown) {
-        if (item.kind === 'skipped') {
-          skipped.push(item.skipped);
-          continue;
-        }
-        if (last?.source !== item.file) {
-          last = { source: item.file, matches: [] };
-          const { matches: _, ...rest } = item.file;
-          results.push({ ...rest, matches: last.matches });
-        }
-        last.matches.push(item.match);
-      }
-      const shownMatches = shown.length - skipped.length;
-      const notes = [
-        found.note,
-        shown.length < items.length ? grepCut(shownMatches, matchCount, skipped.length, found.skipped.length, narrow.grep) : undefined,
-      ].filter((n): n is string => n !== undefined);
-      return {
-        results,
-        totalMatches: found.totalMatches,
-        filesSearched: found.filesSearched,
-        skipped,
-        ...(notes.length ? { note: notes.join(' ') } : {}),
-      };
-    },
-    budget,
-  );
+/** One content result as a page shows it: long lines as windows, context where it fits. */
+interface ShownMatch {
+  readonly line: number;
+  readonly endLine?: number;
+  readonly text: string;
+  readonly before?: readonly string[];
+  readonly after?: readonly string[];
 }
 
-/** Searches every mount (or the path's) for `pattern`, answering `@ws/grep`'s answer with mount-prefixed paths. */
-async function grep(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
+/** Line `n` as shown: whole, or with a budget, a window around `at` (its first match) when long. */
+function shownLine(file: FoundFile, n: number, at: number, cut: boolean, size = LONG_LINE_CHARS): string {
+  const text = file.line(n);
+  if (!cut || text.length <= size) return text;
+  return lineWindow(text, file.lineStart(n), Math.max(0, at), size).text;
+}
+
+function matchOf(file: FoundFile, k: number, cut: boolean, withContext: boolean, size = LONG_LINE_CHARS): ShownMatch {
+  const { line, endLine } = file.result(k);
+  const { from, to } = file.shown(k);
+  const texts: string[] = [];
+  for (let n = line; n <= endLine; n++) texts.push(shownLine(file, n, n === line ? file.firstMatch(n) : 0, cut, size));
+  const before: string[] = [];
+  const after: string[] = [];
+  if (withContext) {
+    for (let n = from; n < line; n++) before.push(shownLine(file, n, 0, cut, size));
+    for (let n = endLine + 1; n <= to; n++) after.push(shownLine(file, n, 0, cut, size));
+  }
+  return {
+    line,
+    ...(endLine === line ? {} : { endLine }),
+    text: texts.join('\n'),
+    ...(before.length > 0 ? { before } : {}),
+    ...(after.length > 0 ? { after } : {}),
+  };
+}
+
+type Mode = 'content' | 'files' | 'count';
+const WHAT: Record<Mode, (multiline: boolean) => string> = {
+  content: (multiline) => (multiline ? 'match groups' : 'matching lines'),
+  files: () => 'files',
+  count: () => 'files',
+};
+
+/** The notes a grep answer carries: what the facts mean for a mount's reader, then where the page stopped. */
+function notesOf(facts: SearchFacts, workspace: Workspace, timeoutMs: number, page: string | undefined, extra: readonly string[]): string | undefined {
+  const notes: string[] = [];
+  const direct = workspace.hasDirectMount;
+  // Each path once: its own copy's fact, else its conflicting-disk version's.
+  function byPath<F extends { path: string; version?: string }>(list: readonly F[], word: (f: F) => string): string[] {
+    const seen = new Map<string, string>();
+    for (const f of list) if (!f.version || !seen.has(f.path)) seen.set(f.path, word(f));
+    return [...seen.values()];
+  }
+  if (facts.crlfFiles.length > 0) {
+    notes.push(grepCrNote(byPath(facts.crlfFiles, (f) => (f.version ? inDiskVersion(f.path, f.lineEndings) : `${f.path} (${f.lineEndings})`)), direct));
+  }
+  if (facts.bomFiles.length > 0) notes.push(grepBomNote(byPath(facts.bomFiles, (f) => (f.version ? inDiskVersion(f.path, 'BOM') : f.path)), direct));
+  if (facts.gaveUp.length > 0) {
+    const all = facts.gaveUp.flatMap((f) => f.lines.map((l) => `${f.path}:${l}`));
+    notes.push(grepGaveUp(all.length, all.slice(0, SKIPPED_NAMES_MAX)));
+  }
+  if (facts.stopped) notes.push(grepStopped(timeoutMs / 1000, facts.stopped.path, facts.stopped.line, facts.stopped.lost));
+  notes.push(...extra);
+  if (page !== undefined) notes.push(page);
+  return notes.length > 0 ? notes.join(' ') : undefined;
+}
+
+/** Searches every mount (or the path's) for `pattern`, one page of results from `offset`. */
+async function grep(workspace: Workspace, input: Input, { budget }: CallContext): Promise<Answer> {
   let scopes: { mount: Mount; rel: string }[] = workspace.mounts.map((mount) => ({ mount, rel: '' }));
   let within: string | undefined;
   if (input.path !== undefined) {
@@ -120,27 +179,115 @@ async function grep(workspace: Workspace, input: z.infer<typeof schema>, { budge
     scopes = [{ mount: at.mount, rel: at.rel }];
     within = at.path;
   }
+  const mode: Mode = input.output ?? 'content';
+  const offset = input.offset ?? 0;
+  const multiline = input.multiline ?? false;
+  const timeoutMs = workspace.grep?.timeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
+  const cut = budget !== undefined;
+  const skipped = new SkippedTally();
+  const extra: string[] = [];
+
+  // The answer around its results.
+  const skeleton = (results: unknown, facts: Pick<SearchFacts, 'totalMatches' | 'filesSearched' | 'filesMatched'>, note: string | undefined) => {
+    const head = mode === 'content' ? { results } : mode === 'files' ? { files: results } : { counts: results };
+    const totals = { totalMatches: facts.totalMatches, ...(mode === 'content' ? {} : { totalFiles: facts.filesMatched }), filesSearched: facts.filesSearched };
+    return { ...head, ...totals, skipped: skipped.list(), ...(note ? { note } : {}) };
+  };
+  // The floor's narrowing leaves room for a note of a few sentences.
+  const FLOOR_NOTE = 400;
+  const least = jsonLength(skeleton([], { totalMatches: 0, filesSearched: 0, filesMatched: 0 }, undefined));
+  const page = new StreamPage<{ head: ReturnType<typeof fileHead>; item: unknown }>(budget, offset, least);
+  let lastHead: ReturnType<typeof fileHead> | undefined;
+
+  let facts: SearchFacts;
   try {
-    const found = await search(input.pattern, filesOf(scopes, pathFilter(workspace, input.glob, within)), {
-      caseInsensitive: input.caseInsensitive ?? false,
-      contextBefore: input.contextBefore ?? 0,
-      contextAfter: input.contextAfter ?? 0,
-      onDirectMountHost: workspace.hasDirectMount,
-    });
-    return answer(held(found, budget));
+    facts = await searchFiles(
+      input.pattern,
+      filesOf(scopes, pathFilter(workspace, input.glob, within)),
+      {
+        caseInsensitive: input.caseInsensitive ?? false,
+        fixedStrings: input.fixedStrings ?? false,
+        multiline,
+        contextBefore: input.contextBefore ?? 0,
+        contextAfter: input.contextAfter ?? 0,
+        ...(input.type === undefined ? {} : { type: input.type }),
+        timeoutMs,
+        ...(workspace.grep?.runner ? { runner: workspace.grep.runner } : {}),
+      },
+      {
+        skipped: (file) => skipped.add(file),
+        found(file) {
+          const head = fileHead(file);
+          if (mode !== 'content') {
+            if (!page.wants()) return page.skip(1);
+            const item = mode === 'files' ? { ...head, matches: file.lines } : [file.version ? `${file.path} (${file.version})` : file.path, file.lines];
+            const cost = mode === 'files' ? jsonLength(item) + 1 : jsonLength((item as unknown[])[0]) + jsonLength((item as unknown[])[1]) + 2;
+            page.offer({ head, item }, cost);
+            return page.next();
+          }
+          for (let k = 0; k < file.results; k++) {
+            if (!page.wants()) {
+              // Before offset, or past what fits: counted, not built.
+              const left = page.seen < offset ? Math.min(file.results - k, offset - page.seen) : file.results - k;
+              page.skip(left);
+              k += left - 1;
+              continue;
+            }
+            const withHead = lastHead === undefined || lastHead.path !== head.path || lastHead.version !== head.version;
+            const headCost = withHead ? jsonLength({ ...head, matches: [] }) + 1 : 0;
+            let item = matchOf(file, k, cut, true);
+            let cost = jsonLength(item) + 1 + headCost;
+            if (cost > page.room() - FLOOR_NOTE && page.items.length === 0) {
+              // The floor: the first result is shown whatever it takes, without its context, its window narrowed to fit.
+              if (item.before || item.after) extra.push(contextLeftOut(item.line));
+              for (let size = LONG_LINE_CHARS; size >= 20; size = Math.floor(size / 2)) {
+                item = matchOf(file, k, true, false, size);
+                cost = jsonLength(item) + 1 + headCost;
+                if (cost <= page.room() - FLOOR_NOTE) break;
+              }
+            }
+            page.offer({ head, item }, cost);
+            if (page.items.length > 0) lastHead = page.items[page.items.length - 1].head;
+            page.next();
+          }
+        },
+      },
+    );
   } catch (err) {
     if (err instanceof GrepError) return refuse(err.message);
     throw err;
   }
+
+  const total = mode === 'content' ? facts.totalResults : facts.filesMatched;
+  return answer(
+    page.finish((shown) => {
+      let results: unknown;
+      if (mode === 'content') {
+        const files: { head: ReturnType<typeof fileHead>; matches: unknown[] }[] = [];
+        for (const { head, item } of shown) {
+          const last = files[files.length - 1];
+          if (last !== undefined && last.head.path === head.path && last.head.version === head.version) last.matches.push(item);
+          else files.push({ head, matches: [item] });
+        }
+        results = files.map((f) => ({ ...f.head, matches: f.matches }));
+      } else if (mode === 'files') {
+        results = shown.map((s) => s.item);
+      } else {
+        results = Object.fromEntries(shown.map((s) => s.item as [string, number]));
+      }
+      const note = notesOf(facts, workspace, timeoutMs, pageNote(WHAT[mode](multiline), offset, shown.length, total), extra);
+      return skeleton(results, facts, note);
+    }),
+  );
 }
 
 /** The `grep` tool. */
 export const grepTool = defineTool({
   name: 'grep',
   title: 'Search files',
-  description: 'Search files line by line, as read shows them: every mount, or one path.',
+  description: 'Search lines, as read shows them.',
   input: schema,
-  output: outputOf({ results: 'array', totalMatches: 'integer', note: 'string' }),
+  output: outputOf({ note: 'string' }),
   hints: { readOnly: true, destructive: false, idempotent: true },
   run: grep,
 });

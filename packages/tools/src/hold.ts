@@ -4,6 +4,7 @@
  * rule: the size is measured as the data would go out (`jsonLength`), note included.
  */
 import { jsonLength } from '@ws/text';
+import { reportCut } from './errors.ts';
 
 /**
  * The data `wrap(shown)` makes for the longest prefix of `items` whose data fits `max`
@@ -31,6 +32,73 @@ export function holdList<T, D>(items: readonly T[], wrap: (shown: readonly T[]) 
   return data;
 }
 
+/**
+ * A page of a streamed listing (grep's results, ls's and glob's entries) held to a
+ * budget without holding the listing: results before `offset` are passed by, then each
+ * offered item is taken while the items alone still fit beside the least the data costs
+ * without them; at the end, with the counts and notes known, items are dropped from the
+ * end until the data fits exactly. The one rule: the page is the longest run of items
+ * from `offset` whose data, note included, fits (at least one: the floor, so following
+ * the notes always moves on), and memory is bounded by the budget.
+ */
+export class StreamPage<T> {
+  /** Items taken, in order. */
+  readonly items: T[] = [];
+  private used = 0;
+  private full = false;
+  /** Results seen so far (before `offset` included). */
+  seen = 0;
+
+  /** `least`: what the data costs at the least without items (no note, counts of one digit). */
+  constructor(
+    readonly budget: number | undefined,
+    readonly offset: number,
+    private readonly least: number,
+  ) {}
+
+  /** True while the page still takes the result at `seen`: its detail is worth building. */
+  wants(): boolean {
+    return this.seen >= this.offset && !this.full;
+  }
+
+  /** What the next item may add and still fit (Infinity without a budget). */
+  room(): number {
+    return this.budget === undefined ? Infinity : this.budget - this.least - this.used;
+  }
+
+  /** Offers the result at `seen` with what it adds to the data (its JSON and a comma); call `next()` after. */
+  offer(item: T, cost: number): void {
+    if (cost > this.room() && this.items.length > 0) {
+      this.full = true;
+      return;
+    }
+    this.items.push(item);
+    this.used += cost;
+  }
+
+  /** Passes by `n` results without their detail (before `offset`, or past what fits). */
+  skip(n: number): void {
+    this.seen += n;
+  }
+
+  /** Moves on to the next result. */
+  next(): void {
+    this.seen++;
+  }
+
+  /** The data `wrap(shown)` makes for the longest run of the taken items that fits (at least one where any was taken). */
+  finish<D>(wrap: (shown: readonly T[]) => D): D {
+    const shown = [...this.items];
+    let data = wrap(shown);
+    if (this.budget === undefined) return data;
+    while (shown.length > 1 && jsonLength(data) > this.budget) {
+      shown.pop();
+      data = wrap(shown);
+    }
+    return data;
+  }
+}
+
 /** One list inside a report: where it is, and how many of its items are shown. */
 interface CutList {
   readonly where: string;
@@ -51,10 +119,10 @@ function listsIn(value: unknown, where: string, out: CutList[]): void {
 /**
  * A report answer (`sync`, `materialize`, `status`) held to `max`: where it does not fit,
  * its longest lists are cut to their first items, halving the longest each time, and a
- * `note` says which lists were cut, how many items they hold, and how to narrow. The
+ * `note` says which lists were cut, how many items they hold, and `wayOn`: how to see the rest. The
  * mounts' own words are never rewritten, only shortened. Without `max`, `data` whole.
  */
-export function holdReport(data: Record<string, unknown>, max: number | undefined): Record<string, unknown> {
+export function holdReport(data: Record<string, unknown>, max: number | undefined, wayOn: string): Record<string, unknown> {
   if (max === undefined || jsonLength(data) <= max) return data;
   const copy = structuredClone(data);
   const lists: CutList[] = [];
@@ -66,7 +134,7 @@ export function holdReport(data: Record<string, unknown>, max: number | undefine
     const cut = lists.filter((l) => l.holder.length < l.total);
     if (cut.length === 0) return copy;
     const shown = cut.map((l) => `${l.where} shows ${l.holder.length} of ${l.total}`).join('; ');
-    return { ...copy, note: `Lists were cut to fit resultMaxChars: ${shown}. Narrow with path or mount to see the rest.` };
+    return { ...copy, note: reportCut(shown, wayOn) };
   };
   let out = withNote();
   while (jsonLength(out) > max) {

@@ -4,17 +4,19 @@
  * takes them, and the answer is held to the call's budget.
  */
 import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { outputOf, scope, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
-import { listCut, narrow, passedOver } from './errors.ts';
-import { holdList } from './hold.ts';
+import { pageNote, passedOver } from './errors.ts';
+import { StreamPage } from './hold.ts';
+import { jsonLength } from '@ws/text';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
 const schema = z.strictObject({
-  path: path.optional(),
+  path: scope.optional(),
   recursive: z.boolean().optional(),
+  offset: wholeFromZero.optional(),
 });
 
 /** One listed entry as `ls` answers it. */
@@ -50,16 +52,31 @@ async function ls(workspace: Workspace, input: z.infer<typeof schema>, { budget 
     ...(e.state === undefined ? {} : { state: e.state }),
   }));
   const notes = [listed.incomplete, passedOver(listed.passedOver)].filter((n): n is string => n !== undefined);
-  return answer(
-    holdList(
-      entries,
-      (shown) => {
-        const all = shown.length === entries.length ? notes : [listCut('entries', shown.length, entries.length, narrow.ls), ...notes];
-        return { path: at.path, entries: shown, ...(all.length ? { note: all.join(' ') } : {}) };
-      },
-      budget,
-    ),
-  );
+  return answer(pageOf(entries, input.offset ?? 0, budget, 'entries', (shown, note) => ({ path: at.path, entries: shown, ...(note ? { note } : {}) }), notes));
+}
+
+/**
+ * One page of a listing (ls's entries, glob's files) from `offset`, as many as fit the
+ * budget, with the listing's own notes and where the page stopped.
+ */
+export function pageOf<T, D>(
+  items: readonly T[],
+  offset: number,
+  budget: number | undefined,
+  what: string,
+  wrap: (shown: readonly T[], note: string | undefined) => D,
+  notes: readonly string[],
+): D {
+  const page = new StreamPage<T>(budget, offset, jsonLength(wrap([], undefined)));
+  page.skip(Math.min(offset, items.length));
+  for (let k = offset; k < items.length && page.wants(); k++) {
+    page.offer(items[k], jsonLength(items[k]) + 1);
+    page.next();
+  }
+  return page.finish((shown) => {
+    const said = [...notes, pageNote(what, offset, shown.length, items.length)].filter((n): n is string => n !== undefined);
+    return wrap(shown, said.length > 0 ? said.join(' ') : undefined);
+  });
 }
 
 /** The `ls` tool. */

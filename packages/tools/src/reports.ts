@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { mountName, outputOf, path } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, Report, Work, Workspace } from './workspace.ts';
-import { pathOrMount } from './errors.ts';
+import { pathOrMount, reportWayOn } from './errors.ts';
 import { locate, mountNamed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
@@ -52,11 +52,12 @@ type Outcome = { readonly ok: true; readonly report: Report } | { readonly ok: f
 /** Runs `act` on each target; one target's refusal is the answer, several report per mount. */
 async function perMount(
   workspace: Workspace,
-  tool: string,
+  tool: keyof typeof reportWayOn,
   input: { path?: string; mount?: string },
   act: (mount: Mount, path: string | undefined) => Promise<Outcome>,
   budget: number | undefined,
 ): Promise<Answer> {
+  const wayOn = reportWayOn[tool];
   const chosen = targets(workspace, tool, input);
   if (!chosen.ok) return refuse(chosen.message);
   const mounts: Report[] = [];
@@ -65,7 +66,7 @@ async function perMount(
     if (!outcome.ok && chosen.targets.length === 1) return refuse(outcome.message);
     mounts.push({ mount: mount.name, ...(outcome.ok ? outcome.report : { refused: outcome.message }) });
   }
-  return answer(holdReport({ mounts }, budget));
+  return answer(holdReport({ mounts }, budget, wayOn));
 }
 
 /** `sync`: takes disk's changes in, for a path, a mount or every mount. */

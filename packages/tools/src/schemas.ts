@@ -12,6 +12,8 @@ export type JsonSchema = { readonly [key: string]: unknown };
 
 /** A mount-prefixed path (the MCP instructions and read's description say so once). */
 export const path = z.string().min(1);
+/** A path that narrows a search or a listing: an empty one is refused by the path check, by name, so the schema spares the bound. */
+export const scope = z.string();
 /** A whole number from 1. */
 export const wholeFromOne = z.number().int().min(1);
 /** A whole number from 0. */

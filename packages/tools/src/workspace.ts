@@ -7,6 +7,7 @@
  * (no `..`, no leading `/`); the mount checks again at the point of effect (symlinks).
  * Nothing here throws for an expected problem: an outcome carries a sentence instead.
  */
+import type { MatchRunner } from '@ws/grep';
 import type { Progress } from './tool.ts';
 
 /** A refusal or problem, as a full sentence a model can act on. */
@@ -38,6 +39,8 @@ export interface Entry {
   readonly kind: 'file' | 'directory';
   /** Bytes, for files. */
   readonly size?: number;
+  /** When the file last changed (ms since the epoch), where the mount knows it: glob's `sort: "modified"`. */
+  readonly modified?: number;
   /** On a store-backed mount: the path's state (`@ws/reconcile`'s README, "States"), e.g. `synced`, `workspace-draft`. */
   readonly state?: string;
 }
@@ -62,7 +65,12 @@ export type SearchFile =
       /** `'conflicting-disk'` for a conflict's disk version, searched beside the workspace copy. */
       readonly version?: 'conflicting-disk';
     }
-  | { readonly path: string; readonly skipped: string };
+  | {
+      readonly path: string;
+      readonly skipped: string;
+      /** Set where it was not read for being over the mount's `maxFileSize` (grep counts those under one reason). */
+      readonly tooLarge?: boolean;
+    };
 
 /** One file's change in a commit: new bytes, or `null` to delete. */
 export interface Change {
@@ -235,10 +243,20 @@ export interface Mount {
   discard?(path: string): Promise<{ readonly ok: true; readonly discarded: readonly string[]; readonly report: Report } | Refusal>;
 }
 
+/** How grep runs its searches in this workspace. */
+export interface GrepSettings {
+  /** Where scans run (a host passes a Worker it can end); default: in the caller's thread. */
+  readonly runner?: MatchRunner;
+  /** How long one grep may search before it answers what it found (the host's `grepTimeoutMs`; default 10,000). */
+  readonly timeoutMs?: number;
+}
+
 /** The mounts a tool call can reach. */
 export interface Workspace {
   /** Every mount, in configuration order. */
   readonly mounts: readonly Mount[];
   /** True when any mount is direct: grep's CR note then mentions disk's file (the README's "grep's CR and BOM notes"). */
   readonly hasDirectMount: boolean;
+  /** How grep runs; absent: in this thread, with the default deadline. */
+  readonly grep?: GrepSettings;
 }

@@ -14,7 +14,7 @@ const files = {
   'img.bin': new Uint8Array([1, 0, 2]),
 };
 
-type Answer = { results: { path: string; version?: string; lineEndings?: string; matches: { line: number; text: string; before?: string[]; after?: string[] }[] }[]; totalMatches: number; filesSearched: number; skipped: { path: string; reason: string }[]; note?: string };
+type Answer = { results: { path: string; version?: string; lineEndings?: string; matches: { line: number; text: string; before?: string[]; after?: string[] }[] }[]; totalMatches: number; filesSearched: number; skipped: { reason: string; count: number; paths: string[]; more?: number }[]; note?: string };
 
 async function grep(ws: Parameters<typeof handleToolCall>[0], input: unknown, resultMaxChars?: number): Promise<Answer> {
   const r = await handleToolCall(ws, { name: 'grep', input, ...(resultMaxChars === undefined ? {} : { resultMaxChars }) });
@@ -34,7 +34,7 @@ for (const backend of ['store', 'direct'] as const) {
         ['work/win.bat', 'CRLF', [2]],
         ['docs/two.md', undefined, [1]],
       ]);
-      expect(a.skipped).toEqual([{ path: 'work/img.bin', reason: 'binary (a NUL byte in its first 8 KB)' }]);
+      expect(a.skipped).toEqual([{ reason: 'binary (a NUL byte in its first 8 KB)', count: 1, paths: ['work/img.bin'] }]);
       expect(a.totalMatches).toBe(4);
     });
 
@@ -89,7 +89,7 @@ for (const backend of ['store', 'direct'] as const) {
       expect(held('own.txt')).toBe('y\r\nplain\r\n');
     });
 
-    test('the answer is held to the budget: the first matching lines that fit, and how many more', async () => {
+    test('the answer is held to the budget: the first matching lines that fit, and where to continue', async () => {
       const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, 'hit one\nhit two\nmiss\n']));
       const w = memoryWorkspace([{ name: 'work', backend, files: many }]);
       const whole = await grep(w, { pattern: 'hit' });
@@ -99,14 +99,18 @@ for (const backend of ['store', 'direct'] as const) {
       const shown = a.results.flatMap((r) => r.matches).length;
       expect(shown).toBeGreaterThan(0);
       expect(a.results[0]).toEqual(whole.results[0]);
-      expect(a.note).toBe(`Showing the first ${shown} of 80 matching lines. Narrow the search with path or glob, or a more specific pattern.`);
+      expect(a.note).toBe(`Showing matching lines 1-${shown} of 80; continue with offset=${shown}.`);
+      const b = await grep(w, { pattern: 'hit', offset: shown }, 1000);
+      expect(b.results.flatMap((r) => r.matches)[0]).toEqual(whole.results.flatMap((r) => r.matches)[shown]);
     });
 
-    test('with a budget, a very long matching line is cut, saying how to read it', async () => {
-      const w = memoryWorkspace([{ name: 'work', backend, files: { 'long.txt': `${'a'.repeat(5000)}\n` } }]);
-      const a = await grep(w, { pattern: 'a' }, 24_000);
-      expect(a.results[0].matches[0].text).toBe(`${'a'.repeat(2000)}[… cut at 2000 of 5000 characters; read it with offset=1 and limit=1]`);
-      expect((await grep(w, { pattern: 'a' })).results[0].matches[0].text).toHaveLength(5000);
+    test('with a budget, a very long matching line is a window around its first match, naming what is cut each side', async () => {
+      const w = memoryWorkspace([{ name: 'work', backend, files: { 'long.txt': `${'a'.repeat(5000)}needle${'b'.repeat(5000)}\n` } }]);
+      const a = await grep(w, { pattern: 'needle' }, 24_000);
+      const start = '[… read the start with offsetChars=0 and limitChars=4800 …]';
+      const rest = '[… read the rest with offsetChars=6800 and limitChars=3206]';
+      expect(a.results[0].matches[0].text).toBe(`${start}${'a'.repeat(200)}needle${'b'.repeat(1794)}${rest}`);
+      expect((await grep(w, { pattern: 'needle' })).results[0].matches[0].text).toHaveLength(10006);
     });
   });
 }
@@ -128,5 +132,16 @@ test('a file over its mount’s size limit is skipped with why', async () => {
   const ws = memoryWorkspace([{ name: 'work', backend: 'direct', maxFileSize: 10, files: { 'big.txt': 'two '.repeat(10), 'small.txt': 'two' } }]);
   const a = await grep(ws, { pattern: 'two' });
   expect(a.results.map((r) => r.path)).toEqual(['work/small.txt']);
-  expect(a.skipped).toEqual([{ path: 'work/big.txt', reason: 'over the size limit' }]);
+  expect(a.skipped).toEqual([{ reason: "over the mount's size limit (10 bytes)", count: 1, paths: ['work/big.txt'] }]);
+});
+
+test('a CR note names 20 files, then counts the rest; a BOM note names its files; skipped files are named in no note', async () => {
+  const files = Object.fromEntries(Array.from({ length: 23 }, (_, i) => [`crlf/f${String(i).padStart(2, '0')}.txt`, 'a\r\nb\r\n']));
+  const ws = memoryWorkspace([{ name: 'work', backend: 'direct', files: { ...files, 'mixed.txt': 'a\r\nb\n', 'bom.txt': '\uFEFFx\n', 'bin.dat': new Uint8Array([13, 10, 0]) } }]);
+  const a = await grep(ws, { pattern: '\\r|\\uFEFF' });
+  expect(a.note).toContain('This pattern names a CR, and 24 files searched have CRLF line ends: work/crlf/f00.txt (CRLF), ');
+  expect(a.note).toContain('work/crlf/f19.txt (CRLF) and 4 more; narrow with path or glob.');
+  expect(a.note).toContain('This pattern names U+FEFF, and 1 file searched has a UTF-8 BOM at its start: work/bom.txt.');
+  expect(a.note).not.toContain('bin.dat');
+  expect(a.note).toContain('or in disk\u2019s file on a direct mount');
 });

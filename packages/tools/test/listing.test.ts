@@ -51,14 +51,16 @@ for (const backend of ['store', 'direct'] as const) {
       });
     });
 
-    test('the answer is held to the budget with a note of how many more', async () => {
+    test('the answer is held to the budget with a note of where to continue', async () => {
       const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f/${String(i).padStart(3, '0')}.txt`, 'x']));
       const ws = memoryWorkspace([{ name: 'work', backend, files: many }]);
       const d = await data(ws as never, 'glob', { pattern: 'work/**' }, 1000);
       const shown = d.files as string[];
       expect(jsonLength(d)).toBeLessThanOrEqual(1000);
       expect(shown[0]).toBe('work/f/000.txt');
-      expect(d.note).toBe(`Showing the first ${shown.length} of 500 files; ${500 - shown.length} more not shown. Narrow the pattern, or give a path.`);
+      expect(d.note).toBe(`Showing files 1-${shown.length} of 500; continue with offset=${shown.length}.`);
+      const next = await data(ws as never, 'glob', { pattern: 'work/**', offset: shown.length }, 1000);
+      expect((next.files as string[])[0]).toBe(`work/f/${String(shown.length).padStart(3, '0')}.txt`);
       expect((await data(ws as never, 'glob', { pattern: 'work/**' })).files).toHaveLength(500);
     });
   });
@@ -102,7 +104,7 @@ for (const backend of ['store', 'direct'] as const) {
     test('held to the budget', async () => {
       const d = await data(workspace(backend), 'ls', { path: 'work', recursive: true }, 200);
       expect(jsonLength(d)).toBeLessThanOrEqual(200);
-      expect(d.note).toContain('more not shown. List a directory further down, or without recursive.');
+      expect(d.note).toMatch(/^Showing entries 1-\d+ of \d+; continue with offset=\d+\.$/);
     });
   });
 }
@@ -116,4 +118,15 @@ test('ls on a store-backed mount shows each path’s state', async () => {
   expect(states['work/src/a.ts']).toBe('workspace-draft');
   expect(states['work/new-on-disk.bin']).toBe('disk-only');
   expect(states['work/README.md']).toBe('synced');
+});
+
+test('glob with sort: "modified" lists newest first; files without a time, and ties, keep path order', async () => {
+  const ws = memoryWorkspace([{ name: 'work', backend: 'direct', files: { 'a.ts': 'x', 'b.ts': 'x', 'c.ts': 'x', 'd.ts': 'x' } }]);
+  const m = ws.mounts[0];
+  m.modified.set('a.ts', 100);
+  m.modified.set('b.ts', 300);
+  m.modified.set('c.ts', 100);
+  const sorted = await data(ws as never, 'glob', { pattern: 'work/*.ts', sort: 'modified' });
+  expect(sorted.files).toEqual(['work/b.ts', 'work/a.ts', 'work/c.ts', 'work/d.ts']);
+  expect((await data(ws as never, 'glob', { pattern: 'work/*.ts' })).files).toEqual(['work/a.ts', 'work/b.ts', 'work/c.ts', 'work/d.ts']);
 });

@@ -23,6 +23,7 @@ import type {
   Workspace,
 } from '../src/index.ts';
 import { keptDraftsNote, noAgreedVersion, noSuchVersion } from '../src/errors.ts';
+import { looksBinary } from '@ws/text';
 
 const enc = new TextEncoder();
 
@@ -38,9 +39,8 @@ function same(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined
   return true;
 }
 
-function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8000).includes(0);
-}
+/** The one binary rule (`@ws/text`), as the host's mounts ask it. */
+const isBinary = looksBinary;
 
 function inside(path: string, dir: string): boolean {
   return dir === '' || path === dir || path.startsWith(`${dir}/`);
@@ -66,6 +66,8 @@ export class MemoryMount implements Mount {
   readonly autoMaterialize: boolean;
   /** D: disk's files. Tests change it to act as a person beside the agent. */
   readonly disk = new Map<string, Uint8Array>();
+  /** When each file last changed (ms), where a test sets it: glob's `sort: "modified"`. */
+  readonly modified = new Map<string, number>();
   /** S: the workspace copy (store-backed only); `null` is a workspace deletion. */
   readonly store = new Map<string, Uint8Array | null>();
   /** P: what disk and store last agreed on (`null`: both absent). */
@@ -241,6 +243,7 @@ export class MemoryMount implements Mount {
       path,
       kind: 'file',
       size: bytes?.length ?? 0,
+      ...(this.modified.has(path) ? { modified: this.modified.get(path) } : {}),
       ...(this.backend === 'store' ? { state: this.stateOf(path) } : {}),
     };
   }
@@ -253,10 +256,10 @@ export class MemoryMount implements Mount {
       if (!bytes) {
         // Disk-only (binary or over-size): offered as disk has it, for grep to list as skipped.
         const d = this.disk.get(file);
-        if (d) yield d.length > this.maxFileSize ? { path: file, skipped: 'over the size limit' } : { path: file, bytes: d };
+        if (d) yield d.length > this.maxFileSize ? { path: file, skipped: 'over the size limit', tooLarge: true } : { path: file, bytes: d };
         continue;
       }
-      if (bytes.length > this.maxFileSize) yield { path: file, skipped: 'over the size limit' };
+      if (bytes.length > this.maxFileSize) yield { path: file, skipped: 'over the size limit', tooLarge: true };
       else yield { path: file, bytes };
       const d = this.disk.get(file);
       if (this.backend === 'store' && this.conflicts.has(file) && d) yield { path: file, bytes: d, version: 'conflicting-disk' };

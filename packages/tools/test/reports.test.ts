@@ -31,7 +31,7 @@ describe('reports held to the budget', () => {
         expect(jsonLength(held.data)).toBeLessThanOrEqual(max);
         const data = held.data as { note: string; mounts: { tookIn: unknown[]; counts: unknown }[] };
         expect(data.note).toContain(`mounts[0].tookIn shows ${data.mounts[0].tookIn.length} of 5000`);
-        expect(data.note).toContain('Narrow with path or mount');
+        expect(data.note).toContain(name === 'status' ? 'list the mount with ls and recursive: true' : 'Narrow with path');
         expect(data.mounts[0].counts).toEqual({ synced: 5000 });
       }
     });
@@ -39,13 +39,13 @@ describe('reports held to the budget', () => {
 
   test('a report that fits is passed on whole, without a note', () => {
     const data = { mounts: [{ mount: 'work', tookIn: [{ path: 'a' }] }] };
-    expect(holdReport(data, 1000)).toEqual(data);
+    expect(holdReport(data, 1000, 'Narrow.')).toEqual(data);
   });
 
   test('the first items of a cut list are kept, in order, and the original is untouched', () => {
     const items = Array.from({ length: 100 }, (_, i) => `item-${i}`);
     const data = { mounts: [{ mount: 'work', tookIn: items }] };
-    const held = holdReport(data, 400) as { mounts: { tookIn: string[] }[] };
+    const held = holdReport(data, 400, 'Narrow.') as { mounts: { tookIn: string[] }[] };
     expect(held.mounts[0].tookIn).toEqual(items.slice(0, held.mounts[0].tookIn.length));
     expect(held.mounts[0].tookIn.length).toBeGreaterThan(0);
     expect(data.mounts[0].tookIn).toHaveLength(100);

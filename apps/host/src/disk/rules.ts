@@ -3,14 +3,16 @@
  * under a reason a person recognizes, so a sync that took in nothing can say what it
  * did not look at. A named pass (a tool naming the path) ignores these rules.
  */
+import { lstatSync, readFileSync } from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
 import { boundary, TEMP_PREFIX, WS_DIRECTORY } from './boundary.ts';
+import { ignoreFileRules } from './ignore-files.ts';
 
 /** Why a walk passed over a name. */
 export type PassedOverReason =
-  | 'ignored by the mount\u2019s rules'
+  /** By the mount's `ignore` list or an ignore file, naming it and the rule: `ignored by a/.gitignore: *.log`. */
+  | `ignored by ${string}`
   | 'editor swap or backup file'
-  | 'version control or dependency directory'
   | 'the ws store'
   | 'ws temporary file'
   | 'symbolic link (the mount does not follow links)'
@@ -34,23 +36,33 @@ function isEditorFile(name: string): boolean {
   );
 }
 
-/** `.git/` and `node_modules/`: always passed over by a walk, whatever the mount says. */
-function isBuiltIn(name: string): boolean {
-  return name === '.git' || name === 'node_modules';
-}
-
 /** Decides, for a mount-relative path, whether a walk looks at it. */
 export interface WalkRules {
   /** The reason to pass over `rel` (a directory when `isDir`), or undefined to look at it. */
   passOver(rel: string, isDir: boolean): PassedOverReason | undefined;
 }
 
+/** An ignore file's text under `root`, where it is a regular file (a link is not followed). */
+function ignoreFileText(root: string): (rel: string) => string | undefined {
+  return (rel) => {
+    try {
+      const abs = `${root}/${rel}`;
+      return lstatSync(abs).isFile() ? readFileSync(abs, 'utf8') : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 /**
- * Rules for one mount: its own `ignore` list (gitignore syntax), the built-in
- * directories, editors' files, ws's temporary files, and the store's own files where
- * the store lives inside the mount (`storeRel`, mount-relative, or undefined).
+ * Rules for one mount: its own `ignore` list (gitignore syntax; its default passes over
+ * `node_modules/` and `.git/`), the `.gitignore` and `.ignore` files beneath
+ * `ignoreFilesRoot` (the mount's root, or undefined where `gitignore = false`), editors'
+ * files, ws's temporary files, and the store's own files where the store lives inside
+ * the mount (`storeRel`, mount-relative, or undefined).
  */
-export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined): WalkRules {
+export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined, ignoreFilesRoot?: string): WalkRules {
+  const byFiles = ignoreFilesRoot === undefined ? undefined : ignoreFileRules(ignoreFileText(ignoreFilesRoot));
   const ignored: Ignore | undefined = mountIgnore.length > 0 ? ignore().add([...mountIgnore]) : undefined;
   const own = boundary(storeRel, []);
   return {
@@ -58,8 +70,10 @@ export function walkRules(mountIgnore: readonly string[], storeRel: string | und
       const name = rel.slice(rel.lastIndexOf('/') + 1);
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
       if (own.own(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
-      if (isDir && isBuiltIn(name)) return 'version control or dependency directory';
-      if (ignored?.ignores(isDir ? `${rel}/` : rel)) return 'ignored by the mount\u2019s rules';
+      const byOwn = ignored?.test(isDir ? `${rel}/` : rel);
+      if (byOwn?.ignored) return `ignored by the mount\u2019s ignore: ${byOwn.rule?.pattern ?? ''}`;
+      const byFile = byFiles?.passOver(rel, isDir);
+      if (byFile !== undefined) return byFile;
       if (!isDir && isEditorFile(name)) return 'editor swap or backup file';
       return undefined;
     },

@@ -46,7 +46,7 @@ async function read(disk: HostDisk, config: MountConfig, words: Words, path: str
   if (got.kind === 'absent') return { kind: 'missing' };
   if (got.kind === 'unobservable') return { kind: 'answer', message: words.unreadable(path, got.reason) };
   if (got.bytes === null) return { kind: 'answer', message: words.tooLarge(path, got.meta.size, config.maxFileSize) };
-  if (looksBinary(got.bytes)) return { kind: 'binary', size: got.bytes.length };
+  if (looksBinary(got.bytes)) return { kind: 'binary', size: got.bytes.length, bytes: got.bytes };
   return { kind: 'file', bytes: got.bytes, notes: [] };
 }
 
@@ -60,7 +60,7 @@ async function list(disk: HostDisk, words: Words, path: string, recursive: boole
   const found = await disk.walk(path, { shallow: !recursive });
   const entries: Entry[] = [
     ...found.directories.map((d) => ({ path: d, kind: 'directory' as const })),
-    ...found.files.map((f) => ({ path: f.path, kind: 'file' as const, size: f.meta.size })),
+    ...found.files.map((f) => ({ path: f.path, kind: 'file' as const, size: f.meta.size, modified: f.meta.mtimeMs })),
   ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const passedOver: Record<string, number> = {};
   for (const p of found.passedOver) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
@@ -81,7 +81,7 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
     const got = await disk.read(rel, config.maxFileSize);
     if (got.kind === 'absent') continue;
     if (got.kind === 'unobservable') yield { path: rel, skipped: got.reason };
-    else if (got.bytes === null) yield { path: rel, skipped: words.overLimit(got.meta.size, config.maxFileSize) };
+    else if (got.bytes === null) yield { path: rel, skipped: words.overLimit(got.meta.size, config.maxFileSize), tooLarge: true };
     else yield { path: rel, bytes: got.bytes };
   }
 }
@@ -147,7 +147,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
   const words = mountWords(config.name);
   const disk = diskPort({
     root: config.root,
-    rules: walkRules(config.ignore, storeRel),
+    rules: walkRules(config.ignore, storeRel, config.gitignore ? config.root : undefined),
     followSymlinks: config.followSymlinks,
     walkCap: WALK_CAP,
     ...(storeRel === undefined ? {} : { storeRel }),

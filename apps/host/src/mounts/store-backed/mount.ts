@@ -72,7 +72,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
   const { store, lock, hash } = deps;
   const realDisk = diskPort({
     root: config.root,
-    rules: walkRules(config.ignore, deps.storeRel),
+    rules: walkRules(config.ignore, deps.storeRel, config.gitignore ? config.root : undefined),
     followSymlinks: config.followSymlinks,
     walkCap: WALK_CAP,
     ...(deps.storeRel === undefined ? {} : { storeRel: deps.storeRel }),

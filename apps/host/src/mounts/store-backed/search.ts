@@ -12,7 +12,7 @@ import { type StoreMountContext, scopeOf } from './context.ts';
 export type SearchItem =
   | { readonly path: string; readonly source: 'workspace'; readonly hash: string; readonly conflictHash?: string }
   | { readonly path: string; readonly source: 'disk' }
-  | { readonly path: string; readonly source: 'skip'; readonly reason: string };
+  | { readonly path: string; readonly source: 'skip'; readonly reason: string; readonly tooLarge?: true };
 
 /** The files grep looks at under `path` (contained already), decided under the lock. */
 export async function searchPlan(ctx: StoreMountContext, path: string): Promise<SearchItem[]> {
@@ -32,7 +32,7 @@ export async function searchPlan(ctx: StoreMountContext, path: string): Promise<
     } else if (r.state === 'disk-only' && r.disk.kind === 'opaque') {
       plan.push(
         r.disk.why === 'too-large'
-          ? { path: r.path, source: 'skip', reason: ctx.words.overLimit(r.disk.size, config.maxFileSize) }
+          ? { path: r.path, source: 'skip', reason: ctx.words.overLimit(r.disk.size, config.maxFileSize), tooLarge: true }
           : { path: r.path, source: 'disk' },
       );
     }
@@ -57,7 +57,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
 }
 
 async function bytesOf(ctx: StoreMountContext, item: SearchItem): Promise<SearchFile[]> {
-  if (item.source === 'skip') return [{ path: item.path, skipped: item.reason }];
+  if (item.source === 'skip') return [{ path: item.path, skipped: item.reason, ...(item.tooLarge ? { tooLarge: true } : {}) }];
   if (item.source === 'disk') {
     const read = await ctx.disk.read(item.path, ctx.config.maxFileSize);
     return read.kind === 'file' && read.bytes !== null ? [{ path: item.path, bytes: read.bytes }] : [];

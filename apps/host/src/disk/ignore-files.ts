@@ -1,0 +1,59 @@
+/**
+ * `.gitignore` and `.ignore` files, nested ones included, as ripgrep honours them: each
+ * directory's files apply to what is beneath it, a deeper file's rules over a shallower
+ * one's, and in one directory `.ignore` over `.gitignore`; the last rule that matches
+ * decides, so `!keep.log` un-ignores what an earlier `*.log` ignored. Pure: it reads
+ * files only through the function it is given. The one rule: a path is passed over
+ * exactly when git's rules (with `.ignore` read after `.gitignore`) say so, and the
+ * reason names the file and the rule.
+ */
+import ignore, { type Ignore } from 'ignore';
+
+/** The ignore files a directory may hold, in the order their rules apply (later wins). */
+export const IGNORE_FILES = ['.gitignore', '.ignore'] as const;
+
+/** Whether a walk passes over a path, by the ignore files above it. */
+export interface IgnoreFileRules {
+  /** `ignored by a/.gitignore: *.log` where a rule ignores `rel` (a directory when `isDir`), else undefined. */
+  passOver(rel: string, isDir: boolean): `ignored by ${string}` | undefined;
+}
+
+/**
+ * Rules from the ignore files of each directory, read (once each, when first needed)
+ * with `readText(rel)`: the text of the mount-relative file, or undefined where there is none.
+ */
+export function ignoreFileRules(readText: (rel: string) => string | undefined): IgnoreFileRules {
+  const byDir = new Map<string, Ignore | null>();
+  const rulesOf = (dir: string): Ignore | null => {
+    let rules = byDir.get(dir);
+    if (rules !== undefined) return rules;
+    rules = null;
+    for (const name of IGNORE_FILES) {
+      const file = dir === '' ? name : `${dir}/${name}`;
+      const text = readText(file);
+      if (text === undefined) continue;
+      const patterns = text.split(/\r?\n/).map((pattern) => ({ pattern, mark: file }));
+      // Case counts, as git (core.ignorecase off) and ripgrep read ignore files.
+      rules ??= ignore({ allowRelativePaths: true, ignorecase: false });
+      rules.add(patterns);
+    }
+    byDir.set(dir, rules);
+    return rules;
+  };
+  return {
+    passOver(rel, isDir) {
+      // From the deepest directory up: the first set of rules that decides, decides.
+      for (let cut = rel.lastIndexOf('/'); ; cut = rel.lastIndexOf('/', cut - 1)) {
+        const dir = cut < 0 ? '' : rel.slice(0, cut);
+        const rules = rulesOf(dir);
+        if (rules !== null) {
+          const inner = rel.slice(cut + 1);
+          const found = rules.test(isDir ? `${inner}/` : inner);
+          if (found.ignored) return `ignored by ${found.rule?.mark ?? dir}: ${found.rule?.pattern ?? ''}`;
+          if (found.unignored) return undefined;
+        }
+        if (cut < 0) return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Where the host's greps run: scans in Workers, off the event loop, so one pattern that
+ * backtracks for ever holds no other call, and a Worker past its deadline is ended (and
+ * replaced) rather than waited for. The one rule: a scan's answer comes back by its
+ * deadline plus a short grace — its own when the scan stopped itself in time, or one
+ * that says where it was when the Worker was ended (`lost`: its matches are not known).
+ */
+import type { MatchJob, MatchJobResult, MatchRunner } from '@ws/grep';
+
+/** How long past a job's time limit a Worker may take to answer before it is ended. */
+const GRACE_MS = 250;
+/** At most this many Workers at once; more jobs wait for one. */
+const MAX_WORKERS = 4;
+
+type Reply = { id: number; progress?: number; result?: MatchJobResult; error?: string };
+
+interface Slot {
+  worker: Worker;
+  busy: boolean;
+}
+
+/** A pool of grep Workers, and the runner that uses it. */
+export interface GrepWorkers {
+  readonly runner: MatchRunner;
+  /** Ends every Worker (the host is closing). */
+  close(): void;
+}
+
+const EMPTY = new Uint32Array(0);
+
+/** Starts a pool (Workers are made when first needed). */
+export function grepWorkers(): GrepWorkers {
+  const slots: Slot[] = [];
+  const waiting: ((slot: Slot) => void)[] = [];
+  let nextId = 0;
+  let closed = false;
+
+  const make = (): Slot => {
+    const worker = new Worker(new URL('./worker.ts', import.meta.url).href);
+    // A Worker waiting for work does not keep the process alive.
+    (worker as Worker & { unref?: () => void }).unref?.();
+    const slot = { worker, busy: false };
+    slots.push(slot);
+    return slot;
+  };
+  const take = (): Promise<Slot> => {
+    const free = slots.find((s) => !s.busy);
+    if (free) return Promise.resolve(free);
+    if (slots.length < MAX_WORKERS) return Promise.resolve(make());
+    return new Promise((done) => waiting.push(done));
+  };
+  const give = (slot: Slot) => {
+    const next = waiting.shift();
+    if (next) next(slot);
+    else slot.busy = false;
+  };
+  const replace = (slot: Slot): Slot => {
+    slot.worker.terminate();
+    slots.splice(slots.indexOf(slot), 1);
+    return make();
+  };
+
+  const runner: MatchRunner = async (job: MatchJob) => {
+    if (closed) throw new Error('the grep Workers were closed');
+    const slot = await take();
+    slot.busy = true;
+    const id = nextId++;
+    let reached = 1;
+    return new Promise<MatchJobResult>((resolve, reject) => {
+      const finish = (then: () => void) => {
+        clearTimeout(timer);
+        slot.worker.removeEventListener('message', onMessage);
+        then();
+      };
+      const onMessage = (event: MessageEvent<Reply>) => {
+        const reply = event.data;
+        if (reply.id !== id) return;
+        if (reply.progress !== undefined) reached = reply.progress;
+        else if (reply.result !== undefined) finish(() => (give(slot), resolve(reply.result!)));
+        else finish(() => (give(slot), reject(new Error(reply.error))));
+      };
+      const timer = setTimeout(() => {
+        // Stuck inside one search: end the Worker and say where it was.
+        finish(() => {
+          give(replace(slot));
+          resolve({ hits: EMPTY, lines: 0, gaveUp: EMPTY, stoppedAt: reached, bom: false, lost: true });
+        });
+      }, job.timeLimitMs + GRACE_MS);
+      slot.worker.addEventListener('message', onMessage);
+      slot.worker.postMessage({ id, job });
+    });
+  };
+
+  return {
+    runner,
+    close() {
+      closed = true;
+      for (const s of slots) s.worker.terminate();
+      slots.length = 0;
+    },
+  };
+}
