@@ -356,7 +356,9 @@ export function connectLines(serving: Pick<HttpServing, 'url' | 'token' | 'token
     access,
     `connect a client over HTTP: ${http}`,
     `or let the client start it on stdio: ${stdio}`,
-    ...(serving.reviewLink === undefined ? [] : [`review the agent's drafts in a browser (the link signs in once): ${serving.reviewLink}`]),
+    ...(serving.reviewLink === undefined
+      ? []
+      : [`review the agent's drafts in a browser${serving.tokenFile === undefined ? '' : ' (the link signs in once)'}: ${serving.reviewLink}`]),
     `mounts: ${describeMounts(config)}`,
   ].join('\n');
 }

@@ -237,6 +237,22 @@ describe('the review page', () => {
     });
   });
 
+  test('with --no-auth the page needs no sign-in, and the printed link is the plain page', async () => {
+    await step('no-auth', async () => {
+      const open = makeWorkspace([{ name: 'work', backend: 'store', files: { 'a.txt': 'a\n' } }]);
+      const bare = await startServe(open.config, open.dir, ['--no-auth']);
+      try {
+        const base = new URL(bare.url).origin;
+        expect(bare.stdout()).toContain(`review the agent's drafts in a browser: ${base}/review\n`);
+        const res = await fetch(`${base}/review/api/drafts`);
+        expect(await res.json()).toMatchObject({ ok: true, mounts: [{ name: 'work', entries: [] }] });
+        expect((await fetch(`${base}/review`)).status).toBe(200);
+      } finally {
+        await bare.stop();
+      }
+    });
+  });
+
   test('readable in a narrow window, and the console stayed clean', async () => {
     await step('narrow', async () => {
       await page.setViewportSize({ width: 420, height: 800 });
