@@ -270,6 +270,10 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
     return refusal(done.message, 200, 'stale' in done && done.stale ? { stale: true } : {});
   }
 
+  function signInLink(base: string, owner: Buffer): string {
+    return `${base}${REVIEW_PATH}/sign-in#code=${signIn.newCode(owner)}`;
+  }
+
   function page(name: string, status = 200): Response {
     const file = readPage(name);
     if (file === undefined) return new Response('ws: no such file\n', { status: 404, headers: SECURITY_HEADERS });
@@ -292,7 +296,7 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
       if (route === 'link' && req.method === 'POST') {
         const admitted = options.admitBearer(req.headers.get('authorization'));
         if (!admitted.ok) return refusal(admitted.message, admitted.status);
-        return json({ ok: true, link: this.signInLink(`${url.protocol}//${url.host}`, admitted.owner) });
+        return json({ ok: true, link: signInLink(`${url.protocol}//${url.host}`, admitted.owner) });
       }
       if (route.startsWith('static/') && PUBLIC.has(route.slice('static/'.length))) return page(route.slice('static/'.length));
       const signedIn = !options.signInRequired || signIn.admits(req.headers.get('cookie'));
@@ -312,9 +316,7 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
       }
       return refusal(`No such review page: ${url.pathname}.`, 404);
     },
-    signInLink(base, owner) {
-      return `${base}${REVIEW_PATH}/sign-in#code=${signIn.newCode(owner)}`;
-    },
+    signInLink,
     keepOwners: (accepted) => signIn.keepOwners(accepted),
     close() {
       if (ticker) clearInterval(ticker);
