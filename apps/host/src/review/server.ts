@@ -60,6 +60,9 @@ function refusal(message: string, status = 400, extra: Record<string, unknown> =
   return json({ ok: false, message, ...extra }, status);
 }
 
+/** The API's changes. */
+const POST_ROUTES = new Set(['hunks', 'whole', 'settle', 'restore', 'sign-out']);
+
 /** The public files: what a browser needs before it is signed in. */
 const PUBLIC = new Set(['sign-in.js', 'style.css']);
 
@@ -204,7 +207,7 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
           const at = located(url.searchParams.get('path'));
           if (!at.ok) return refusal(at.message);
           const mount: Mount = at.mount;
-          if (mount.history === undefined) return refusal(`History is not available on mount ${mount.name} yet.`, 200);
+          if (mount.history === undefined) return refusal(`Mount ${mount.name} keeps no history.`, 200);
           const found = await mount.history(at.rel);
           return found.ok ? json({ ok: true, path: at.path, versions: found.versions }) : refusal(found.message, 200);
         }
@@ -214,7 +217,7 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
           if (!at.ok) return refusal(at.message);
           if (version === null || version === '') return refusal('Name the version to show.');
           const mount: Mount = at.mount;
-          if (mount.readVersion === undefined) return refusal(`Versions are not available on mount ${mount.name} yet.`, 200);
+          if (mount.readVersion === undefined) return refusal(`Mount ${mount.name} keeps no versions.`, 200);
           const found = await mount.readVersion(at.rel, version);
           if (found.kind === 'file') return json({ ok: true, path: at.path, version, text: new TextDecoder().decode(found.bytes) });
           if (found.kind === 'missing') return json({ ok: true, path: at.path, version, text: null });
@@ -224,6 +227,7 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
       return refusal(`No such review API: GET ${route}.`, 404);
     }
     if (req.method !== 'POST') return refusal('The review API answers GET and POST only.', 405);
+    if (!POST_ROUTES.has(route)) return refusal(`No such review API: POST ${route}.`, 404);
     if (req.headers.get('x-ws-review') !== '1') return refusal('A change needs the header "X-WS-Review: 1".', 403);
     const input = await body(req);
     if (input === undefined) return refusal('The request body must be a JSON object.');
@@ -257,12 +261,10 @@ export function reviewServer(options: ReviewOptions): ReviewServer {
           const result = await handleToolCall(options.workspace, { name: 'restore', input: { path: at.path, version: input.version } });
           return result.success ? { ok: true as const, message: `${at.path}: version ${input.version} is the draft again; disk is untouched until it is accepted.` } : { ok: false as const, message: result.error };
         }
-        default:
-          return null;
       }
+      return undefined;
     };
     const done = await outcome();
-    if (done === null) return refusal(`No such review API: POST ${route}.`, 404);
     if (done === undefined) return refusal(`The request for ${route} is missing a field or has one of the wrong kind.`);
     void tick();
     if (done.ok) return json({ ok: true, message: done.message });
