@@ -175,7 +175,7 @@ async function editFiles(
   return answer(receipt(planned.map((p) => p.receipt), budget ?? DEFAULT_RECEIPT_CHARS, extra));
 }
 
-const receiptOutput = outputOf({ edits: 'array', note: 'string' });
+const receiptOutput = outputOf({ edits: 'array' });
 
 /** The `edit` tool. */
 export const editTool = defineTool({

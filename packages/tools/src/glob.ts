@@ -85,7 +85,7 @@ export const globTool = defineTool({
   title: 'Find files by name',
   description: 'List files whose paths match a glob.',
   input: schema,
-  output: outputOf({ files: 'array', note: 'string' }),
+  output: outputOf({ files: 'array' }),
   hints: { readOnly: true, destructive: false, idempotent: true },
   run: glob,
 });

@@ -85,7 +85,7 @@ export const lsTool = defineTool({
   title: 'List a directory',
   description: 'List a directory’s entries; without a path, the mounts.',
   input: schema,
-  output: outputOf({ entries: 'array', note: 'string' }),
+  output: outputOf({ entries: 'array' }),
   hints: { readOnly: true, destructive: false, idempotent: true },
   run: ls,
 });

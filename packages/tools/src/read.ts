@@ -99,7 +99,7 @@ export const readTool = defineTool({
   title: 'Read a file',
   description: 'Read a text file as numbered lines or characters. Paths start with a mount: work/a.ts.',
   input: schema,
-  output: outputOf({ path: 'string', content: 'string', note: 'string' }),
+  output: outputOf({ path: 'string', content: 'string' }),
   hints: { readOnly: true, destructive: false, idempotent: true },
   run: read,
 });

@@ -48,8 +48,9 @@ export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
 }
 
 /**
- * An output schema: the top-level fields of a tool's data and their JSON types, no more
- * (the list a client sees stays small; the data's inner shape is the README's).
+ * An output schema: the main top-level fields of a tool's data and their JSON types, no
+ * more — not the `note` every page may carry, nor the data's inner shape (the README's):
+ * the list a client sees stays small.
  */
 export function outputOf(fields: Record<string, 'string' | 'integer' | 'boolean' | 'array' | 'object'>): JsonSchema {
   return { type: 'object', properties: Object.fromEntries(Object.entries(fields).map(([k, type]) => [k, { type }])) };
