@@ -134,7 +134,9 @@ export function holdReport(data: Record<string, unknown>, max: number | undefine
     const cut = lists.filter((l) => l.holder.length < l.total);
     if (cut.length === 0) return copy;
     const shown = cut.map((l) => `${l.where} shows ${l.holder.length} of ${l.total}`).join('; ');
-    return { ...copy, note: reportCut(shown, wayOn) };
+    // A note the answer already carries (status's drafts note) stays, before the cut's.
+    const own = typeof copy.note === 'string' ? `${copy.note} ` : '';
+    return { ...copy, note: `${own}${reportCut(shown, wayOn)}` };
   };
   let out = withNote();
   while (jsonLength(out) > max) {

@@ -9,6 +9,7 @@ import { mountName, outputOf, path } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, Report, Work, Workspace } from './workspace.ts';
 import { pathOrMount, reportWayOn } from './errors.ts';
+import { withDraftsNote } from './drafts-note.ts';
 import { locate, mountNamed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
@@ -56,6 +57,7 @@ async function perMount(
   input: { path?: string; mount?: string },
   act: (mount: Mount, path: string | undefined) => Promise<Outcome>,
   budget: number | undefined,
+  annotate: (data: { mounts: Report[] }) => Record<string, unknown> = (data) => data,
 ): Promise<Answer> {
   const wayOn = reportWayOn[tool];
   const chosen = targets(workspace, tool, input);
@@ -66,7 +68,7 @@ async function perMount(
     if (!outcome.ok && chosen.targets.length === 1) return refuse(outcome.message);
     mounts.push({ mount: mount.name, ...(outcome.ok ? outcome.report : { refused: outcome.message }) });
   }
-  return answer(holdReport({ mounts }, budget, wayOn));
+  return answer(holdReport(annotate({ mounts }), budget, wayOn));
 }
 
 /** `sync`: takes disk's changes in, for a path, a mount or every mount. */
@@ -93,7 +95,8 @@ function workOf(call: CallContext): Work {
 
 /** `status`: each mount's own report (or one mount's). */
 async function status(workspace: Workspace, input: z.infer<typeof statusSchema>, { budget }: CallContext): Promise<Answer> {
-  return perMount(workspace, 'status', input, async (mount) => ({ ok: true, report: await mount.status() }), budget);
+  // Where drafts exist, status says which tools show and drop them.
+  return perMount(workspace, 'status', input, async (mount) => ({ ok: true, report: await mount.status() }), budget, withDraftsNote);
 }
 
 const perMountOutput = outputOf({ mounts: 'array' });

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { jsonLength } from '@ws/text';
 import { handleToolCall, type Mount, type Workspace } from '../src/index.ts';
 import { holdReport } from '../src/hold.ts';
+import { draftsStatusNote } from '../src/errors.ts';
 
 /** A mount whose sync, materialize and status reports list many paths. */
 function chattyWorkspace(paths: number): Workspace {
@@ -49,5 +50,25 @@ describe('reports held to the budget', () => {
     expect(held.mounts[0].tookIn).toEqual(items.slice(0, held.mounts[0].tookIn.length));
     expect(held.mounts[0].tookIn.length).toBeGreaterThan(0);
     expect(data.mounts[0].tookIn).toHaveLength(100);
+  });
+});
+
+describe('status names the tools for drafts', () => {
+  test('where a mount lists drafts, status says diff and discard, and keeps saying it when its lists are cut', async () => {
+    const ws = chattyWorkspace(3000);
+    const mount = ws.mounts[0] as unknown as { status: () => Promise<unknown> };
+    const drafts = Array.from({ length: 3000 }, (_, i) => `dir/file-${i}.txt`);
+    mount.status = async () => ({ drafts, conflicts: [], pendingDeletions: [] });
+    const whole = await handleToolCall(ws, { name: 'status', input: {} });
+    expect(whole.success && (whole.data as { note: string }).note).toBe(draftsStatusNote);
+    const cut = await handleToolCall(ws, { name: 'status', input: {}, resultMaxChars: 2_000 });
+    if (!cut.success) throw new Error(cut.error);
+    const note = (cut.data as { note: string }).note;
+    expect(note.startsWith(draftsStatusNote)).toBe(true);
+    expect(note).toContain('Lists were cut');
+    expect(jsonLength(cut.data)).toBeLessThanOrEqual(2_000);
+    mount.status = async () => ({ drafts: [], conflicts: [], pendingDeletions: [] });
+    const clean = await handleToolCall(ws, { name: 'status', input: {} });
+    expect(clean.success && 'note' in clean.data).toBe(false);
   });
 });
