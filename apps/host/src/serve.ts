@@ -6,11 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { TokenGate } from './auth.ts';
+import { TokenGate, tokenDigest } from './auth.ts';
 import type { HostConfig } from './config.ts';
 import { tokenPath } from './disk/token-file.ts';
 import { openHost } from './host.ts';
 import { CallTracker, createMcpServer } from './mcp.ts';
+import { type ReviewServer, REVIEW_PATH, isReviewPath, reviewServer } from './review/server.ts';
 import { SessionTable } from './sessions.ts';
 
 /** The port `ws serve` uses when none is given. */
@@ -107,6 +108,8 @@ export interface HttpServing {
   readonly token: string | undefined;
   /** The token file, where tokens are asked for. */
   readonly tokenFile: string | undefined;
+  /** The review page's link: it signs a browser in once (the host README, "The review page"). */
+  readonly reviewLink: string;
   /** Live sessions, for tests and logs. */
   sessionCount(): number;
   stop(): Promise<void>;
@@ -181,14 +184,29 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
   });
   let gate: TokenGate | undefined;
   let token: string | undefined;
+  let review: ReviewServer | undefined;
   if ((options.auth ?? { kind: 'token' }).kind === 'token') {
-    gate = new TokenGate(tokenPath(config.storePath), (accepted) => sessions.keepOwners(accepted), log);
+    gate = new TokenGate(
+      tokenPath(config.storePath),
+      (accepted) => {
+        sessions.keepOwners(accepted);
+        review?.keepOwners(accepted);
+      },
+      log,
+    );
     const opened = gate.open();
     if (!opened.ok) throw new Error(opened.message);
     if (opened.made) log(`made a new token in ${gate.path}`);
     token = opened.tokens[0];
   }
   const host = await openHost(config, { watch: true });
+  const tokens = gate;
+  review = reviewServer({
+    workspace: host.workspace,
+    signInRequired: tokens !== undefined,
+    admitBearer: (header) => (tokens === undefined ? { ok: true, owner: NO_OWNER } : tokens.admit(header)),
+    log,
+  });
   const calls = new CallTracker();
   const maxRequestBodySize = bodyLimit(config);
   let local: ReadonlySet<string> = new Set();
@@ -196,12 +214,15 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
 
   async function answer(req: Request): Promise<Response> {
     const url = new URL(req.url);
-    if (url.pathname !== MCP_PATH) return new Response(`ws: the MCP endpoint is ${MCP_PATH}\n`, { status: 404 });
+    const reviewing = isReviewPath(url.pathname);
+    if (url.pathname !== MCP_PATH && !reviewing) return new Response(`ws: the MCP endpoint is ${MCP_PATH}; the review page is ${REVIEW_PATH}\n`, { status: 404 });
     const hostHeader = req.headers.get('host') ?? '';
     const origin = req.headers.get('origin');
     if (!local.has(hostHeader) || (origin !== null && !local.has(origin.replace(/^http:\/\//, '')))) {
       return new Response('ws: only clients on this machine that name 127.0.0.1 or localhost may connect\n', { status: 403 });
     }
+    // The page has its own sign-in (a cookie from a one-time link); its API changes files only by POST.
+    if (reviewing && review !== undefined) return review.answer(req, url);
     let owner = NO_OWNER;
     if (gate !== undefined) {
       const admitted = gate.admit(req.headers.get('authorization'));
@@ -287,13 +308,17 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
   sweeper.unref();
   local = new Set([`127.0.0.1:${server.port}`, `localhost:${server.port}`]);
   const url = `http://127.0.0.1:${server.port}${MCP_PATH}`;
+  const reviewLink = review.signInLink(`http://127.0.0.1:${server.port}`, token === undefined ? NO_OWNER : tokenDigest(token));
+  const reviewing = review;
   return {
     url,
     token,
+    reviewLink: gate === undefined ? `http://127.0.0.1:${server.port}${REVIEW_PATH}` : reviewLink,
     tokenFile: gate?.path,
     sessionCount: () => sessions.size,
     async stop() {
       clearInterval(sweeper);
+      reviewing.close();
       const closing = server.stop();
       await calls.settled(DRAIN_MS);
       await sessions.closeAll();
@@ -316,7 +341,7 @@ export function wsCommand(): { command: string; args: string[] } {
  * (with the token) or by letting the client spawn `ws mcp` (in `cwd` for the embedded
  * default, which mounts the working directory).
  */
-export function connectLines(serving: Pick<HttpServing, 'url' | 'token' | 'tokenFile'>, config: HostConfig, cwd: string): string {
+export function connectLines(serving: Pick<HttpServing, 'url' | 'token' | 'tokenFile'> & { readonly reviewLink?: string }, config: HostConfig, cwd: string): string {
   const ws = wsCommand();
   const args = [...ws.args, ...(config.source === 'embedded default' ? ['--cwd', cwd] : ['--config', config.source]), 'mcp'];
   const headers = serving.token === undefined ? {} : { headers: { Authorization: `Bearer ${serving.token}` } };
@@ -331,6 +356,9 @@ export function connectLines(serving: Pick<HttpServing, 'url' | 'token' | 'token
     access,
     `connect a client over HTTP: ${http}`,
     `or let the client start it on stdio: ${stdio}`,
+    ...(serving.reviewLink === undefined
+      ? []
+      : [`review the agent's drafts in a browser${serving.tokenFile === undefined ? '' : ' (the link signs in once)'}: ${serving.reviewLink}`]),
     `mounts: ${describeMounts(config)}`,
   ].join('\n');
 }

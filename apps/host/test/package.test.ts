@@ -115,6 +115,9 @@ describe('the compiled executable', () => {
     const serving = await startServe(w.config, w.dir, [], [exe]);
     try {
       expect(serving.stdout()).toContain(JSON.stringify({ mcpServers: { ws: { command: exe, args: ['--config', w.config, 'mcp'] } } }));
+      // The review page's files travel inside the one executable.
+      const signIn = await fetch(new URL('/review/sign-in', serving.url));
+      expect({ status: signIn.status, page: (await signIn.text()).includes('<title>ws review') }).toEqual({ status: 200, page: true });
       const client = await connectHttp(serving);
       try {
         await roundTrip(client, w);

@@ -9,7 +9,7 @@ import { contentOfEvidence } from './disk-view.ts';
 import type { BranchMark, ContentId, VersionSource } from './ports.ts';
 
 /** The sources a draft is recorded under (the host's tools: a write, an edit, a deletion, a move, a restore). */
-export type DraftSource = Extract<VersionSource, 'write' | 'edit' | 'delete' | 'move' | 'restore'>;
+export type DraftSource = Extract<VersionSource, 'write' | 'edit' | 'delete' | 'move' | 'restore' | 'review'>;
 
 /** One workspace change: new bytes, or null to delete. */
 export interface DraftChange {

@@ -173,11 +173,13 @@ export interface DiskPort {
 /**
  * Where a version of a file came from, as a store's history records it (the host's
  * `history` tool shows it): an agent's draft (`write`, `edit`, `delete`, `move`,
- * `restore`), a draft dropped for disk's copy (`discard`), disk's change taken in
+ * `restore`), a person's choice on the host's review page (`review`: hunks taken out of
+ * a draft, or set aside while others are written), a draft dropped for disk's copy
+ * (`discard`), disk's change taken in
  * (`disk`), a push's write or unlink (`materialize`), or the selected branch changing
  * (`branch-switch`, recorded by the host's store, never by this package).
  */
-export type VersionSource = 'write' | 'edit' | 'delete' | 'move' | 'restore' | 'discard' | 'disk' | 'materialize' | 'branch-switch';
+export type VersionSource = 'write' | 'edit' | 'delete' | 'move' | 'restore' | 'review' | 'discard' | 'disk' | 'materialize' | 'branch-switch';
 
 /** Why S changed, for the store's history: the source, and for a move the path the text came from. */
 export interface VersionCause {

@@ -102,6 +102,8 @@ export type VersionSource =
   | 'move'
   /** The agent's `restore` of an earlier version. */
   | 'restore'
+  /** A person's choice on the host's review page: hunks taken out of the draft, or set aside while others were written to disk. */
+  | 'review'
   /** The agent's `discard`: the workspace reads disk's copy again. */
   | 'discard'
   /** Disk's change taken in (a read's check, a pass, `sync`, the watcher). */

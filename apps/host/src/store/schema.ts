@@ -78,6 +78,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX history_by_path ON history (mount, path, seq);
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- What a person did to the agent's drafts on the review page, told to the agent on its
+      -- next call on the path (or in status), then cleared.
+      CREATE TABLE review_notes (
+        branch TEXT NOT NULL,
+        mount TEXT NOT NULL,
+        path TEXT NOT NULL,
+        rejected INTEGER NOT NULL,
+        accepted INTEGER NOT NULL,
+        merged INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (branch, mount, path)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

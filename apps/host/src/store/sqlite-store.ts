@@ -9,7 +9,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, VersionCause, VersionSource } from '@ws/reconcile';
 import { StoreError, faultKind, storeFault } from './faults.ts';
-import type { BranchInfo, Store, TreeFile, Version } from './store.ts';
+import type { BranchInfo, ReviewNote, Store, TreeFile, Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
 export type { BranchInfo, Version } from './store.ts';
@@ -401,6 +401,32 @@ export class SqliteStore implements Store {
         .all(branch, mount, name.replace(/[\\%_]/g, (c) => `\\${c}`), limit) as { path: string }[];
       return rows.map((r) => r.path);
     });
+  }
+
+  addReviewNote(branch: string, mount: string, note: ReviewNote): void {
+    this.guard('written', () => {
+      this.write();
+      this.db.run(
+        'INSERT INTO review_notes (branch, mount, path, rejected, accepted, merged, at) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (branch, mount, path) DO UPDATE SET rejected = rejected + excluded.rejected, ' +
+          'accepted = accepted + excluded.accepted, merged = merged + excluded.merged, at = excluded.at',
+        [branch, mount, note.path, note.rejected, note.accepted, note.merged, Date.now()],
+      );
+    });
+  }
+
+  takeReviewNotes(branch: string, mount: string, path?: string): ReviewNote[] {
+    const where = path === undefined ? 'branch = ?1 AND mount = ?2' : 'branch = ?1 AND mount = ?2 AND path = ?3';
+    const args = path === undefined ? [branch, mount] : [branch, mount, path];
+    const rows = this.guard('read', () =>
+      this.db.query(`SELECT path, rejected, accepted, merged FROM review_notes WHERE ${where} ORDER BY path`).all(...args),
+    ) as ReviewNote[];
+    if (rows.length === 0) return [];
+    this.guard('written', () => {
+      this.write();
+      this.db.run(`DELETE FROM review_notes WHERE ${where}`, args);
+    });
+    return rows.map((r) => ({ path: r.path, rejected: r.rejected, accepted: r.accepted, merged: r.merged }));
   }
 
   close(): void {

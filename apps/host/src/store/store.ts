@@ -32,6 +32,17 @@ export interface Version {
   readonly source: VersionSource;
 }
 
+/** What a person did on the review page to the agent's draft of one path, not yet told to the agent. */
+export interface ReviewNote {
+  readonly path: string;
+  /** Hunks taken out of the draft (a whole file or deletion counts as one). */
+  readonly rejected: number;
+  /** Hunks written to disk (a whole draft or deletion counts as one). */
+  readonly accepted: number;
+  /** Conflicts settled with a merge the person edited. */
+  readonly merged: number;
+}
+
 /** A file a branch's tree holds, with its entry. */
 export interface TreeFile {
   readonly path: string;
@@ -74,6 +85,10 @@ export interface Store extends StorePort {
    * (for suggesting a mistyped path without walking disk).
    */
   pathsNamed(branch: string, mount: string, name: string, limit: number): string[];
+  /** Adds to the review note of a path (made where there is none). */
+  addReviewNote(branch: string, mount: string, note: ReviewNote): void;
+  /** The review notes of a mount at `path` (undefined: every path), in path order, removed as they are answered. */
+  takeReviewNotes(branch: string, mount: string, path?: string): ReviewNote[];
   /** Commits anything open and lets go of the store. */
   close(): void;
 }

@@ -24,6 +24,7 @@ import type { Containment, Purpose, StoreMountContext } from './context.ts';
 import { listPath } from './list.ts';
 import { materializePath } from './materialize.ts';
 import { readPath } from './read.ts';
+import { type ReviewVerbs, reviewVerbs, withReviewNotes } from './review.ts';
 import { searchBytes, searchPlan } from './search.ts';
 import { mountStatus } from './status.ts';
 import { guarded } from './failures.ts';
@@ -62,6 +63,8 @@ export interface StoreMount extends Mount {
    * records (same name elsewhere, or beside it) — never a pass over the mount.
    */
   candidates(path: string): Promise<string[]>;
+  /** The review page's verbs (`review.ts`), each under the lock. */
+  readonly review: ReviewVerbs;
 }
 
 /** The context of one mount: its disk (wrapped where a test asks), its reconciler and its words. */
@@ -129,7 +132,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     async read(path) {
       const where = ctx.contain(path, 'read');
       if (!where.ok) return { kind: 'answer', message: where.message };
-      return guarded(ctx, { verb: 'Reading', path }, () => lock.run(() => readPath(ctx, path)), (message) => ({ kind: 'answer', message }));
+      const reading = () => lock.run(async () => withReviewNotes.read(ctx, path, await readPath(ctx, path)));
+      return guarded(ctx, { verb: 'Reading', path }, reading, (message) => ({ kind: 'answer', message }));
     },
     async list(path, options) {
       return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive)), refuse);
@@ -140,7 +144,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       yield* searchBytes(ctx, plan);
     },
     async commit(changes, intent) {
-      return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(() => commitChanges(ctx, changes, intent)), refuse);
+      const committing = async () => withReviewNotes.commit(ctx, changes, await commitChanges(ctx, changes, intent));
+      return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(committing), refuse);
     },
     async sync(path, work) {
       // sync changes only the store (disk is read), so a protected path may be synced; ws's own files never are.
@@ -165,12 +170,13 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       return contained(path, 'read') ?? guarded(ctx, { verb: 'Discarding', path }, () => lock.run(() => discardAt(ctx, path)), refuse);
     },
     async status() {
-      return guarded(ctx, { verb: 'Status of' }, () => lock.run(() => mountStatus(ctx)), (message) => ({ mount: config.name, backend: 'store', root: config.root, failed: message }));
+      return guarded(ctx, { verb: 'Status of' }, () => lock.run(async () => withReviewNotes.status(ctx, await mountStatus(ctx))), (message) => ({ mount: config.name, backend: 'store', root: config.root, failed: message }));
     },
     acceptRoot: () => guarded(ctx, { verb: 'Syncing' }, () => lock.run(() => acceptRoot(ctx)), refuse),
     passPaths: (paths) => lock.run(() => ctx.pass({ kind: 'paths', paths: [...paths] })),
     passDirectory: (path) => lock.run(() => ctx.pass({ kind: 'directory', path })),
     recover: () => lock.run(() => ctx.reconciler.recover()),
+    review: reviewVerbs(ctx),
     candidates: (path) => guarded(ctx, { verb: 'Suggesting paths for', path }, () => closeTo(ctx, path), () => []),
   };
 }
