@@ -88,7 +88,7 @@ export interface SearchOptions {
   readonly maxFileSize?: number;
   /** Only files of this type (`FILE_TYPES`: `ts`, `py`, …), by name. */
   readonly type?: string;
-  /** The search stops after this many milliseconds, answering what it found. Default: no limit. */
+  /** The search stops after this many milliseconds of matching (the time its files take to arrive does not count), answering what it found. Default: no limit. */
   readonly timeoutMs?: number;
   /** Where scans run; default: this thread. */
   readonly runner?: MatchRunner;
@@ -245,7 +245,10 @@ export async function searchFiles(
   const matcher = compileMatcher(pattern, patternOptions);
   const noted = matcher.namesCr || matcher.namesBom;
   const now = clockOf(options);
-  const deadline = timeoutMs === undefined ? Infinity : now() + timeoutMs;
+  // The deadline is the pattern's: only time spent matching counts, not the time a mount
+  // takes to offer its files (a first sync of a large tree is not the pattern's fault).
+  const budget = timeoutMs ?? Infinity;
+  let spent = 0;
   const run: MatchRunner = options.runner ?? (async (job) => runMatchJob(job, now));
 
   const crlfFiles: { path: string; version?: string; lineEndings: 'CRLF' | 'mixed' }[] = [];
@@ -274,7 +277,7 @@ export async function searchFiles(
       sink.skipped?.({ path, ...labelled, reason: { kind: 'binary' } });
       continue;
     }
-    const left = deadline - now();
+    const left = budget - spent;
     if (left <= 0) {
       stopped = { path, ...labelled, line: 1, lost: false };
       break;
@@ -283,7 +286,9 @@ export async function searchFiles(
     // A fact about line ends needs every searched file's, so then no file is passed over unread.
     if (!noted && matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) continue;
 
+    const started = now();
     const scan = await run({ pattern, options: patternOptions, bytes, lineEnds: noted, timeLimitMs: Math.min(left, 2 ** 31 - 1) });
+    spent += now() - started;
     if (matcher.namesCr && scan.crlfEnds !== undefined) crlfFiles.push({ path, ...labelled, lineEndings: scan.crlfEnds });
     if (matcher.namesBom && scan.bom) bomFiles.push({ path, ...labelled });
     if (scan.gaveUp.length > 0) gaveUp.push({ path, ...labelled, lines: [...scan.gaveUp] });

@@ -75,6 +75,20 @@ describe('never lies, never hangs', () => {
     expect(a.results.map((r) => r.path)).toEqual(['work/a.txt', 'work/b.txt']);
   });
 
+  test('the deadline counts only matching: files that are slow to arrive (a first sync) do not use it up', async () => {
+    let t = 0;
+    const now = () => t;
+    async function* slowFiles() {
+      for (const name of ['a', 'b', 'c', 'd']) {
+        t += 5_000; // each file takes 5 s to arrive, ten times the deadline
+        yield file(`work/${name}.txt`, 'line one\nline two\n');
+      }
+    }
+    const a = await search('line', slowFiles(), { timeoutMs: 500, now });
+    expect(a.stopped).toBeUndefined();
+    expect([a.filesSearched, a.totalMatches]).toEqual([4, 8]);
+  });
+
   test('a line the engine gave up on is reported, never counted as a non-match', async () => {
     // A lookaround keeps the pattern on JavaScript's engine; JavaScriptCore gives up on these lines.
     const text = `${'a'.repeat(40)}b\nab\n${'a'.repeat(40)}b\n`;
