@@ -4,10 +4,18 @@
  * readers; the only sentences here are refusals, each saying what is wrong and what to do.
  */
 
-/** The error for a pattern the engine rejects; `reason` is the engine's own words. */
+/** How much of an input an error repeats: a 10 MB pattern must not make a 10 MB error. */
+export const ECHO_MAX_CHARS = 200;
+
+/** `text` as an error repeats it: at most {@link ECHO_MAX_CHARS} characters, then "…". */
+function echoed(text: string): string {
+  return text.length > ECHO_MAX_CHARS ? `${text.slice(0, ECHO_MAX_CHARS)}…` : text;
+}
+
+/** The error for a pattern the engine rejects; `reason` is the engine's own words (which may repeat the pattern). */
 export function badPatternMessage(pattern: string, reason: string): string {
   return (
-    `The pattern \`${pattern}\` is not a valid JavaScript regular expression (${reason}). ` +
+    `The pattern \`${echoed(pattern)}\` is not a valid JavaScript regular expression (${echoed(reason)}). ` +
     'Fix the pattern and search again; to find text as it is, put a backslash before each of ' +
     '\\ ^ $ . | ? * + ( ) [ ] { }.'
   );
@@ -33,7 +41,7 @@ export const EXPECTED = {
 
 /** The error for a file type search does not know. */
 export function unknownTypeMessage(type: string, known: readonly string[]): string {
-  return `There is no file type ${JSON.stringify(type)}; the types are ${known.join(', ')}.`;
+  return `There is no file type ${JSON.stringify(echoed(type))}; the types are ${known.join(', ')}.`;
 }
 
 function describe(value: unknown): string {

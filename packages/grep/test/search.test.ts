@@ -209,3 +209,14 @@ describe('bad patterns and options', () => {
     expect((error as GrepError).message).toBe('The pattern must be a string (a JavaScript regular expression); got 42.');
   });
 });
+
+describe('an error repeats at most 200 characters of its input', () => {
+  test('a 2 MB pattern the engine rejects gives a short sentence, cut with an ellipsis', async () => {
+    const pattern = `(${'a'.repeat(2_000_000)}`;
+    const error = await search(pattern, []).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GrepError);
+    const message = (error as Error).message;
+    expect(message.length).toBeLessThan(800);
+    expect(message).toStartWith(`The pattern \`(${'a'.repeat(199)}…\``);
+  });
+});

@@ -10,9 +10,18 @@ function list(items: readonly string[]): string {
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
-function quoted(s: string, max = 120): string {
+/** How much of a caller's input a sentence repeats: a 10 MB input must not make a 10 MB error. */
+export const ECHO_MAX_CHARS = 200;
+
+/** `s` quoted as a sentence repeats it: at most `max` characters, then "…". */
+export function quoted(s: string, max = ECHO_MAX_CHARS): string {
   const cut = s.length > max ? `${s.slice(0, max)}…` : s;
   return JSON.stringify(cut);
+}
+
+/** `s` as a sentence repeats it unquoted (a glob, a path): at most {@link ECHO_MAX_CHARS} characters, then "…". */
+function echoed(s: string): string {
+  return s.length > ECHO_MAX_CHARS ? `${s.slice(0, ECHO_MAX_CHARS)}…` : s;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -23,7 +32,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 /** A tool name that is not one of the tools. */
 export function unknownTool(name: unknown, known: readonly string[]): string {
-  return `There is no tool named ${JSON.stringify(String(name))}; the tools are ${list(known)}.`;
+  return `There is no tool named ${quoted(String(name))}; the tools are ${list(known)}.`;
 }
 
 /** A field (or the whole input, `field` undefined) that is not what the schema allows. */
@@ -36,13 +45,13 @@ export function invalidInput(tool: string, field: string | undefined, allowed: s
 /** Fields the tool does not take. */
 export function unknownFields(tool: string, at: string | undefined, keys: readonly string[], known: readonly string[]): string {
   const where = at === undefined ? tool : `${tool}'s "${at}"`;
-  const names = keys.map((k) => `"${k}"`);
+  const names = keys.slice(0, 20).map((k) => quoted(k));
   return `${where} has no field${keys.length === 1 ? '' : 's'} ${list(names)}; it takes ${list(known)}.`;
 }
 
 /** A call's resultMaxChars that is not a whole number of 1 or more. */
 export function badBudget(got: unknown): string {
-  return `resultMaxChars must be a whole number, 1 or more; the call gave ${JSON.stringify(got) ?? String(got)}. Leave it out to take the whole result.`;
+  return `resultMaxChars must be a whole number, 1 or more; the call gave ${echoed(JSON.stringify(got) ?? String(got))}. Leave it out to take the whole result.`;
 }
 
 /** A call cancelled before it began. */
@@ -57,37 +66,47 @@ export function internalError(tool: string): string {
 
 // ── paths ───────────────────────────────────────────────────────────────────────
 
+/** A path longer than any file system takes. */
+export function pathTooLong(raw: string, max: number): string {
+  return `The path ${quoted(raw)} is ${raw.length.toLocaleString('en-US')} characters long; no file system here takes a path over ${max.toLocaleString('en-US')}.`;
+}
+
+/** A path with a part longer than a file name may be. */
+export function nameTooLong(part: string, max: number): string {
+  return `The path has a part ${quoted(part)} longer than ${max} bytes, which no file or directory name can be.`;
+}
+
 /** A path with a NUL character. */
 export function nulInPath(raw: string): string {
-  return `The path ${JSON.stringify(raw)} holds a NUL character, which no file name can; write the path without it.`;
+  return `The path ${quoted(raw)} holds a NUL character, which no file name can; write the path without it.`;
 }
 
 /** An absolute path. */
 export function absolutePath(raw: string): string {
-  return `The path ${JSON.stringify(raw)} is absolute; paths begin with a mount name, as in work/src/a.ts.`;
+  return `The path ${quoted(raw)} is absolute; paths begin with a mount name, as in work/src/a.ts.`;
 }
 
 /** A path with backslashes. */
 export function backslashPath(raw: string): string {
-  return `The path ${JSON.stringify(raw)} has a backslash; separate a path's parts with /, as in work/src/a.ts.`;
+  return `The path ${quoted(raw)} has a backslash; separate a path's parts with /, as in work/src/a.ts.`;
 }
 
 /** A path with a `..` segment. */
 export function parentSegment(raw: string): string {
-  return `The path ${JSON.stringify(raw)} has a ".." part, which could leave its mount; name the path from the mount, as in work/src/a.ts.`;
+  return `The path ${quoted(raw)} has a ".." part, which could leave its mount; name the path from the mount, as in work/src/a.ts.`;
 }
 
 /** A path whose first part is not a mount. */
 export function unknownMount(raw: string, name: string, mounts: readonly string[], guess: string | undefined): string {
   const known = mounts.length === 0 ? 'this workspace has no mounts' : `the mounts are ${list(mounts)}`;
-  const start = name === '' ? `The path ${JSON.stringify(raw)} names no mount` : `There is no mount named ${JSON.stringify(name)}`;
-  const hint = guess === undefined ? 'paths begin with a mount name, as in work/src/a.ts' : `did you mean ${guess}?`;
+  const start = name === '' ? `The path ${quoted(raw)} names no mount` : `There is no mount named ${quoted(name)}`;
+  const hint = guess === undefined ? 'paths begin with a mount name, as in work/src/a.ts' : `did you mean ${echoed(guess)}?`;
   return `${start}; ${known}: ${hint}`.replace(/([^?])$/, '$1.');
 }
 
 /** A `mount` field naming no mount. */
 export function noSuchMount(name: string, mounts: readonly string[]): string {
-  return `There is no mount named ${JSON.stringify(name)}; the mounts are ${list(mounts)}.`;
+  return `There is no mount named ${quoted(name)}; the mounts are ${list(mounts)}.`;
 }
 
 /** Both `path` and `mount` given to a tool that takes one. */
@@ -140,7 +159,7 @@ export function passedOver(counts: Readonly<Record<string, number>>): string | u
 
 /** A glob that matched nothing. */
 export function globNone(pattern: string): string {
-  return `No file matches ${pattern}. Patterns are mount-prefixed (work/**/*.ts); check the mount name and the directory.`;
+  return `No file matches ${echoed(pattern)}. Patterns are mount-prefixed (work/**/*.ts); check the mount name and the directory.`;
 }
 
 // ── changing files ──────────────────────────────────────────────────────────────
@@ -365,7 +384,7 @@ export const draftsStatusNote =
 
 /** A version name read or restore cannot find for a path. */
 export function noSuchVersion(path: string, version: string): string {
-  return `${path} has no version ${JSON.stringify(version)}; history lists its versions, or use "disk" or "agreed".`;
+  return `${path} has no version ${quoted(version)}; history lists its versions, or use "disk" or "agreed".`;
 }
 
 /** `agreed` asked where the store records no agreement for the path. */
@@ -377,14 +396,14 @@ export function noAgreedVersion(path: string): string {
 export function versionNote(version: string): string {
   if (version === 'disk') return 'This page shows disk’s copy, read-only: an edit changes the workspace’s copy, not this one.';
   if (version === 'agreed') return 'This page shows the last version disk and the workspace agreed on, read-only; restore makes it the draft.';
-  return `This page shows version ${JSON.stringify(version)}, read-only; restore makes it the draft.`;
+  return `This page shows version ${quoted(version)}, read-only; restore makes it the draft.`;
 }
 
 /** read asked for a version that is an absence. */
 export function versionAbsent(path: string, version: string): string {
   if (version === 'disk') return `Disk has no file at ${path}; read it without version to see the workspace’s copy.`;
   if (version === 'agreed') return `Disk and the workspace last agreed that ${path} did not exist; there is no text to show.`;
-  return `Version ${JSON.stringify(version)} of ${path} is a deletion; there is no text to show.`;
+  return `Version ${quoted(version)} of ${path} is a deletion; there is no text to show.`;
 }
 
 /** discard found nothing to drop. */

@@ -1,11 +1,19 @@
 /**
  * Mount-prefixed paths: `work/src/a.ts` is `src/a.ts` inside mount `work`. The one rule:
  * nothing reaches a mount unless it is normalized (`/`-separated, no `.` or empty
- * segments) and stays inside it — `..`, absolute paths, backslashes and NUL are refused
- * here, before any mount is asked.
+ * segments) and stays inside it — `..`, absolute paths, backslashes, NUL, and paths no
+ * file system takes (over 4,096 characters, or a name over 255 bytes) are refused here,
+ * before any mount is asked; so a path a sentence repeats whole is never longer.
  */
 import type { Mount, Workspace } from './workspace.ts';
-import { absolutePath, backslashPath, noSuchMount, nulInPath, parentSegment, unknownMount } from './errors.ts';
+import { absolutePath, backslashPath, nameTooLong, noSuchMount, nulInPath, parentSegment, pathTooLong, unknownMount } from './errors.ts';
+
+/** The longest path any file system here takes (Linux's PATH_MAX): a longer one names no file. */
+export const PATH_MAX_CHARS = 4096;
+/** The longest name of one file or directory (NAME_MAX), in bytes. */
+export const NAME_MAX_BYTES = 255;
+
+const encoder = new TextEncoder();
 
 /** A path inside one mount. */
 export interface Located {
@@ -26,11 +34,14 @@ export function prefixed(mount: string, rel: string): string {
 
 /** Splits and checks a path's segments, or gives the sentence that refuses it. */
 function segments(raw: string): { ok: true; parts: string[] } | { ok: false; message: string } {
+  if (raw.length > PATH_MAX_CHARS) return { ok: false, message: pathTooLong(raw, PATH_MAX_CHARS) };
   if (raw.includes('\0')) return { ok: false, message: nulInPath(raw) };
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, message: absolutePath(raw) };
   if (raw.includes('\\')) return { ok: false, message: backslashPath(raw) };
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) return { ok: false, message: parentSegment(raw) };
+  const long = parts.find((p) => encoder.encode(p).length > NAME_MAX_BYTES);
+  if (long !== undefined) return { ok: false, message: nameTooLong(long, NAME_MAX_BYTES) };
   return { ok: true, parts };
 }
 

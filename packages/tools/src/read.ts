@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { outputOf, path, wholeFromOne, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, ReadOutcome, Workspace } from './workspace.ts';
-import { binaryRead, directHasNoDrafts, imageTooLarge, isDirectory, missing, notOnThisMount, versionAbsent, versionNote } from './errors.ts';
+import { binaryRead, directHasNoDrafts, imageTooLarge, isDirectory, missing, notOnThisMount, quoted, versionAbsent, versionNote } from './errors.ts';
 import { base64Length, base64Of, imageType } from './image.ts';
 import { suggestions } from './close-paths.ts';
 import { locate } from './paths.ts';
@@ -79,7 +79,7 @@ function image(path: string, bytes: Uint8Array, budget: number | undefined): Ans
  */
 async function versionOf(mount: Mount, rel: string, version: string | undefined): Promise<ReadOutcome | { refused: string }> {
   if (version === undefined || (mount.backend === 'direct' && version === 'disk')) return mount.read(rel);
-  if (mount.backend === 'direct') return { refused: directHasNoDrafts(mount.name, `read with version ${JSON.stringify(version)}`) };
+  if (mount.backend === 'direct') return { refused: directHasNoDrafts(mount.name, `read with version ${quoted(version)}`) };
   if (mount.readVersion === undefined) return { refused: notOnThisMount(mount.name, 'read with version') };
   const found = await mount.readVersion(rel, version);
   return found.kind === 'file' ? { ...found, notes: [versionNote(version), ...found.notes] } : found;

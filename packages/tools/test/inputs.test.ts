@@ -135,3 +135,30 @@ describe('handleToolCall never throws', () => {
     expect(r.success).toBe(false);
   });
 });
+
+describe('a sentence repeats at most 200 characters of any input', () => {
+  const huge = 'z'.repeat(300_000);
+  const calls: [string, unknown][] = [
+    ['read', { path: `work/${huge}/a` }],
+    ['read', { path: huge }],
+    ['read', { path: `work/${'n'.repeat(300)}` }],
+    ['write', { path: `/${huge}`, content: 'x' }],
+    ['diff', { path: `work/${huge}` }],
+    ['move', { from: `work/${huge}`, to: 'work/b' }],
+    ['status', { mount: huge }],
+    ['read', { [huge]: 1 }],
+    ['read', { path: 'work/a.txt', version: huge }],
+    ['grep', { pattern: `(${huge}` }],
+    ['grep', { pattern: 'x', type: huge }],
+    ['glob', { pattern: `work/${huge}` }],
+    [huge, {}],
+  ];
+  for (const [name, input] of calls) {
+    test(`${name.slice(0, 20)} ${JSON.stringify(input).slice(0, 40)}`, async () => {
+      const r = await handleToolCall(ws(), { name, input });
+      const said = r.success ? JSON.stringify(r.data) : r.error;
+      expect(said.length).toBeLessThan(r.success ? 1_000_000 : 1_000);
+      if (!r.success) expect(said).not.toContain('z'.repeat(201));
+    });
+  }
+});
