@@ -39,6 +39,32 @@ describe('a long sync reports progress', () => {
   });
 });
 
+describe('a grep and a recursive ls report progress', () => {
+  let w: Workspace;
+  let session: StdioSession;
+  beforeAll(async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 8_000; i++) files[name(i)] = `file ${i}\n${'filler line\n'.repeat(40)}`;
+    w = makeWorkspace([{ name: 'work', backend: 'direct', files }]);
+    session = await connectStdio(w.config, w.dir);
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  test('a grep over 8,000 files sends progress as files are searched; a recursive ls sends its count', async () => {
+    const seen: Progress[] = [];
+    const found = await session.client.callTool({ name: 'grep', arguments: { pattern: 'file 7999$', path: 'work' } }, undefined, { onprogress: (p) => seen.push(p), timeout: 110_000 });
+    expect(found.isError).toBeFalsy();
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.at(-1)?.progress).toBeGreaterThan(seen[0].progress);
+    const listed: Progress[] = [];
+    const ls = await session.client.callTool({ name: 'ls', arguments: { path: 'work', recursive: true } }, undefined, { onprogress: (p) => listed.push(p), timeout: 110_000 });
+    expect(ls.isError).toBeFalsy();
+    expect(listed.at(-1)).toMatchObject({ progress: 8_040, total: 8_040 });
+  });
+});
+
 describe('a cancelled materialize stops between files', () => {
   let w: Workspace;
   let session: StdioSession;

@@ -63,11 +63,20 @@ function pathFilter(workspace: Workspace, glob: string | undefined, within: stri
   return (path) => matcher.match(path);
 }
 
-async function* filesOf(scopes: readonly { mount: Mount; rel: string }[], keep: (path: string) => boolean): AsyncIterable<GrepFile> {
+/** The files grep searches, mount by mount, until the call is cancelled. */
+async function* filesOf(
+  scopes: readonly { mount: Mount; rel: string }[],
+  keep: (path: string) => boolean,
+  call: CallContext,
+  count: { offered: number },
+): AsyncIterable<GrepFile> {
   for (const { mount, rel } of scopes) {
     for await (const file of mount.searchFiles(rel)) {
+      // A cancelled call searches no further; a call that asked for progress hears of each file.
+      if (call.signal?.aborted) return;
       const path = prefixed(mount.name, file.path);
       if (!keep(path)) continue;
+      call.progress?.({ done: ++count.offered, message: 'files offered to the search' });
       const version = 'version' in file && file.version ? { version: file.version } : {};
       if ('skipped' in file) yield { path, skipped: file.tooLarge ? overSize(mount.maxFileSize) : file.skipped };
       else if (file.bytes.length > mount.maxFileSize) yield { path, skipped: overSize(mount.maxFileSize), ...version };
@@ -170,7 +179,8 @@ function notesOf(facts: SearchFacts, workspace: Workspace, timeoutMs: number, pa
 }
 
 /** Searches every mount (or the path's) for `pattern`, one page of results from `offset`. */
-async function grep(workspace: Workspace, input: Input, { budget }: CallContext): Promise<Answer> {
+async function grep(workspace: Workspace, input: Input, call: CallContext): Promise<Answer> {
+  const { budget } = call;
   let scopes: { mount: Mount; rel: string }[] = workspace.mounts.map((mount) => ({ mount, rel: '' }));
   let within: string | undefined;
   if (input.path !== undefined) {
@@ -200,10 +210,11 @@ async function grep(workspace: Workspace, input: Input, { budget }: CallContext)
   let lastHead: ReturnType<typeof fileHead> | undefined;
 
   let facts: SearchFacts;
+  const count = { offered: 0 };
   try {
     facts = await searchFiles(
       input.pattern,
-      filesOf(scopes, pathFilter(workspace, input.glob, within)),
+      filesOf(scopes, pathFilter(workspace, input.glob, within), call, count),
       {
         caseInsensitive: input.caseInsensitive ?? false,
         fixedStrings: input.fixedStrings ?? false,
@@ -257,6 +268,8 @@ async function grep(workspace: Workspace, input: Input, { budget }: CallContext)
     if (err instanceof GrepError) return refuse(err.message);
     throw err;
   }
+  // Every file offered was searched (or skipped): the caller's progress ends at its total.
+  call.progress?.({ done: count.offered, total: count.offered });
 
   const total = mode === 'content' ? facts.totalResults : facts.filesMatched;
   return answer(

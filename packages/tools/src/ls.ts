@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { outputOf, scope, wholeFromZero } from './schemas.ts';
-import { type CallContext, defineTool } from './tool.ts';
+import { type CallContext, defineTool, workOf } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { pageNote, passedOver } from './errors.ts';
 import { StreamPage } from './hold.ts';
@@ -31,7 +31,8 @@ export interface LsEntry {
 }
 
 /** Lists the mounts, or one directory of one (the whole tree beneath it with `recursive`). */
-async function ls(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
+async function ls(workspace: Workspace, input: z.infer<typeof schema>, call: CallContext): Promise<Answer> {
+  const { budget } = call;
   if (input.path === undefined) {
     const entries: LsEntry[] = workspace.mounts.map((m) => ({
       path: m.name,
@@ -43,8 +44,9 @@ async function ls(workspace: Workspace, input: z.infer<typeof schema>, { budget 
   }
   const at = locate(workspace, input.path);
   if (!at.ok) return refuse(at.message);
-  const listed = await at.mount.list(at.rel, { recursive: input.recursive ?? false });
+  const listed = await at.mount.list(at.rel, { recursive: input.recursive ?? false }, workOf(call));
   if (!listed.ok) return refuse(listed.message);
+  call.progress?.({ done: listed.entries.length, total: listed.entries.length });
   const entries: LsEntry[] = listed.entries.map((e) => ({
     path: prefixed(at.mount.name, e.path),
     kind: e.kind,

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { mountName, outputOf, path } from './schemas.ts';
-import { type CallContext, defineTool } from './tool.ts';
-import type { Mount, Report, Work, Workspace } from './workspace.ts';
+import { type CallContext, defineTool, workOf } from './tool.ts';
+import type { Mount, Report, Workspace } from './workspace.ts';
 import { pathOrMount, reportWayOn } from './errors.ts';
 import { withDraftsNote } from './drafts-note.ts';
 import { locate, mountNamed } from './paths.ts';
@@ -88,10 +88,6 @@ function materialize(workspace: Workspace, input: z.infer<typeof materializeSche
   );
 }
 
-/** What a mount's long work is told of the call: its signal and its progress. */
-function workOf(call: CallContext): Work {
-  return { ...(call.signal ? { signal: call.signal } : {}), ...(call.progress ? { progress: call.progress } : {}) };
-}
 
 /** `status`: each mount's own report (or one mount's). */
 async function status(workspace: Workspace, input: z.infer<typeof statusSchema>, { budget }: CallContext): Promise<Answer> {

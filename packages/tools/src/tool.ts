@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Answer } from './result.ts';
 import type { JsonSchema } from './schemas.ts';
-import type { Workspace } from './workspace.ts';
+import type { Work, Workspace } from './workspace.ts';
 
 /** What a call may do to the world, as MCP's annotations state it. */
 export interface ToolHints {
@@ -34,6 +34,11 @@ export interface CallContext {
   readonly signal?: AbortSignal;
   /** Told how far long work has come (a client that asked for progress). */
   readonly progress?: (progress: Progress) => void;
+}
+
+/** What a mount's long work is told of the call: its signal and its progress. */
+export function workOf(call: CallContext): Work {
+  return { ...(call.signal ? { signal: call.signal } : {}), ...(call.progress ? { progress: call.progress } : {}) };
 }
 
 /** One tool. */

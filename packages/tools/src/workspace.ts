@@ -170,7 +170,7 @@ export interface Mount {
   /** Reads one path; on a store-backed mount, checks disk first (`@ws/reconcile`'s read check). */
   read(path: string): Promise<ReadOutcome>;
   /** Lists a directory (`''`: the root), or the whole tree beneath it when `recursive`. */
-  list(path: string, options: { recursive: boolean }): Promise<ListOutcome>;
+  list(path: string, options: { recursive: boolean }, work?: Work): Promise<ListOutcome>;
   /**
    * Every file at or beneath `path` (a file or a directory; `''`: the whole mount) that
    * grep should look at, in path order: the workspace copy on a store-backed mount

@@ -4,8 +4,8 @@
  * `@ws/reconcile`'s `showsFile` (after a pass) or `storedState` (from the store alone).
  */
 import { showsFile, storedState } from '@ws/reconcile';
-import type { Entry, ListOutcome } from '@ws/tools';
-import { type StoreMountContext, compare, inDirectory, isDirectoryPath, parentOf } from './context.ts';
+import type { Entry, ListOutcome, Work } from '@ws/tools';
+import { type StoreMountContext, compare, inDirectory, isDirectoryPath, parentOf, reconcileWork } from './context.ts';
 import { sizeOf } from './reports.ts';
 
 /** A file of the workspace view, as a listing shows it. */
@@ -24,9 +24,9 @@ interface Seen {
 }
 
 /** Lists `path` (contained already; `''`: the root), under the lock. */
-export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean): Promise<ListOutcome> {
+export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work): Promise<ListOutcome> {
   const branch = ctx.store.selectedBranch();
-  const seen = await look(ctx, path, branch);
+  const seen = await look(ctx, path, branch, work);
   const { files, directories } = seen;
   if (path !== '' && files.length === 1 && files[0].path === path) return { ok: false, message: ctx.words.notADirectory(path) };
   if (path !== '' && files.length === 0 && directories.length === 0 && !(await isDirectoryPath(ctx, path, branch))) {
@@ -36,8 +36,10 @@ export async function listPath(ctx: StoreMountContext, path: string, recursive: 
 }
 
 /** The view of `path`: after a pass where the mount checks disk, else (or when the pass gave up) from the store alone. */
-async function look(ctx: StoreMountContext, path: string, branch: string): Promise<Seen> {
-  const result = ctx.checksDisk ? await ctx.pass({ kind: 'directory', path }) : undefined;
+async function look(ctx: StoreMountContext, path: string, branch: string, work?: Work): Promise<Seen> {
+  // A listing tells its caller how the pass goes, but is not cut short: it lists what it can.
+  const progress = reconcileWork(work).progress;
+  const result = ctx.checksDisk ? await ctx.pass({ kind: 'directory', path }, progress ? { progress } : {}) : undefined;
   if (result?.kind === 'done') {
     return {
       files: result.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state })),

@@ -135,8 +135,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       const reading = () => lock.run(async () => withReviewNotes.read(ctx, path, await readPath(ctx, path)));
       return guarded(ctx, { verb: 'Reading', path }, reading, (message) => ({ kind: 'answer', message }));
     },
-    async list(path, options) {
-      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive)), refuse);
+    async list(path, options, work) {
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive, work)), refuse);
     },
     async *searchFiles(path): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
