@@ -53,9 +53,24 @@ export type PathKind =
   /** Something that is not read: a FIFO, socket, device or symlink, or a path refused; `reason` is a clause. */
   | { readonly kind: 'other'; readonly reason: string };
 
+/**
+ * What a change expects at the point of effect: the fingerprint, as `@ws/reconcile`'s
+ * port says, and, where given, the very bytes (`expectBytes`): the file that comes out
+ * of the exchange (or is moved aside) is then compared byte for byte, so a save whose
+ * timestamps cannot tell it apart (same size, same tick) is caught too.
+ */
+export interface HostExpectation {
+  readonly expect: Expectation;
+  readonly expectBytes?: Uint8Array;
+}
+
 /** The host's disk for one mount. */
 export interface HostDisk extends DiskPort {
   readonly root: string;
+  /** {@link DiskPort.write}, compare-and-swap on the bytes too where `expectBytes` is given. */
+  write(path: string, bytes: Uint8Array, options: { readonly mode: number | null } & HostExpectation): Promise<WriteResult>;
+  /** {@link DiskPort.unlink}, compare-and-swap on the bytes too where `expectBytes` is given. */
+  unlink(path: string, options: HostExpectation): Promise<UnlinkResult>;
   /**
    * Checks a path a tool names: inside the root (no `..`, no leading `/`, no symlink
    * leading out, none at all where the mount does not follow links), not ws's own file,
@@ -220,6 +235,19 @@ function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
   return off === bytes.length && sameStat(before, fstatInfo(fd)) ? { kind: 'file', meta, bytes } : null;
 }
 
+/** True where the regular file `name` in `dir` holds exactly `bytes` now (read through one descriptor). */
+function holds(disk: Disk, dir: HeldDir, name: string, bytes: Uint8Array): boolean {
+  const st = dir.lstat(name);
+  if (st === null || st.type !== 'file' || st.size !== bytes.length) return false;
+  const fd = dir.openFile(name, 'read');
+  try {
+    const got = readOpen(disk, fd, bytes.length);
+    return got !== null && got.kind === 'file' && got.bytes !== null && Buffer.compare(got.bytes, bytes) === 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** One look at a file: final, changing while read, or empty just now (perhaps a save caught between truncate and write). */
 type Look = { readonly kind: 'final' | 'emptied'; readonly reading: Reading } | { readonly kind: 'changing' };
 
@@ -311,10 +339,11 @@ function unsupported(err: unknown): boolean {
  * elsewhere, checked and then renamed. Null when done; else why not (tmp then still
  * exists, or has been removed along with a put-back file's stand-in).
  */
-function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expectation): WriteResult | null {
+function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, { expect, expectBytes }: HostExpectation): WriteResult | null {
   const stop = checkEffect(observeIn(disk, dir, name), expect);
   if (stop !== null) return stop;
   const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
+  if (atomic === null && expectBytes !== undefined && !holds(disk, dir, name, expectBytes)) return { kind: 'refused', now: observeIn(disk, dir, name) };
   try {
     if (atomic !== null && expect.kind === 'absent') {
       atomic.renameNoReplace(tmp, name);
@@ -324,7 +353,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expe
       const ours = dir.lstat(tmp);
       atomic.exchange(tmp, name);
       const out = dir.lstat(tmp);
-      if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+      if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint) && (expectBytes === undefined || holds(disk, dir, tmp, expectBytes))) {
         dir.unlink(tmp);
         return null;
       }
@@ -342,7 +371,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expe
   return null;
 }
 
-function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: Expectation): WriteResult {
+function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: HostExpectation): WriteResult {
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: true, followLeaf: false });
@@ -388,13 +417,14 @@ function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | n
  * Removes `name` where it holds what `expect` says: moved aside first (only where nothing
  * else took the aside name), the file moved checked, then removed — or moved back.
  */
-function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectation): UnlinkResult {
+function removeChecked(disk: Disk, dir: HeldDir, name: string, { expect, expectBytes }: HostExpectation): UnlinkResult {
   const now = observeIn(disk, dir, name);
   const stop = checkEffect(now, expect);
   if (stop !== null) return stop as UnlinkResult;
   if (now.kind === 'absent') return { kind: 'done' };
   const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
   if (atomic === null || expect.kind !== 'file') {
+    if (expectBytes !== undefined && !holds(disk, dir, name, expectBytes)) return { kind: 'refused', now: observeIn(disk, dir, name) };
     dir.unlink(name);
     return { kind: 'done' };
   }
@@ -402,7 +432,7 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectati
   try {
     atomic.renameNoReplace(name, aside);
     const out = dir.lstat(aside);
-    if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+    if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint) && (expectBytes === undefined || holds(disk, dir, aside, expectBytes))) {
       dir.unlink(aside);
       return { kind: 'done' };
     }
@@ -422,14 +452,14 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectati
   }
 }
 
-function unlinkFile(disk: Disk, path: string, expect: Expectation): UnlinkResult {
+function unlinkFile(disk: Disk, path: string, expect: HostExpectation): UnlinkResult {
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: false, followLeaf: false });
   } catch (err) {
     return { kind: 'failed', reason: describeFsError(err) };
   }
-  if (where.ok === 'missing') return matches({ kind: 'absent' }, expect) ? { kind: 'done' } : { kind: 'refused', now: { kind: 'absent' } };
+  if (where.ok === 'missing') return matches({ kind: 'absent' }, expect.expect) ? { kind: 'done' } : { kind: 'refused', now: { kind: 'absent' } };
   if (where.ok === false) return { kind: 'failed', reason: where.message };
   try {
     return removeChecked(disk, where.dir, where.name, expect);
@@ -525,8 +555,8 @@ export function diskPort(options: DiskOptions): HostDisk {
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
-    write: async (path, bytes, { mode, expect }) => writeFile(disk, path, bytes, mode, expect),
-    unlink: async (path, { expect }) => unlinkFile(disk, path, expect),
+    write: async (path, bytes, { mode, ...expect }) => writeFile(disk, path, bytes, mode, expect),
+    unlink: async (path, expect) => unlinkFile(disk, path, expect),
     syncDirectory: async (dir) => syncUp(disk, dir),
   };
 }
