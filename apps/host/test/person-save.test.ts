@@ -2,7 +2,7 @@
  * A person's save is never overwritten unseen, end to end. Two person processes save
  * files on a direct and on a store-backed mount, each appending its own numbered line
  * and pausing 1–5 ms between saves: one saves by rename, the other in place (truncate,
- * then write). Meanwhile an agent, through one long-running `ws mcp`, edits the first
+ * then write). Meanwhile an agent on each mount, through its own long-running `ws mcp`, edits the first
  * line of the same files and, on the store-backed mount, materializes them — never with
  * force — in a loop. At the end every line a person saved is on disk. Where ws reported
  * a conflict, the person's text at that moment was in the store (the conflict's disk side
@@ -89,9 +89,16 @@ test(`a person saving every 1–5 ms, by rename and in place, loses nothing to $
   const files: Record<string, string> = {};
   for (const way of WAYS) for (let i = 0; i < FILES; i++) files[`${way}${i}.txt`] = 'ws 0\n';
   const ws = makeWorkspace(MOUNTS.map((name) => ({ name, backend: name === 'd' ? 'direct' : 'store', files })));
-  const session = await connectStdio(ws.config, ws.dir);
-  sessions.push(session);
-  const client = session.client;
+  // One long-running `ws mcp` per agent, so the two agents run side by side.
+  const clients = Object.fromEntries(
+    await Promise.all(
+      MOUNTS.map(async (m) => {
+        const session = await connectStdio(ws.config, ws.dir);
+        sessions.push(session);
+        return [m, session.client] as const;
+      }),
+    ),
+  );
   // Each person saves its files of both mounts in turn: file k of its list gets the saves N with N % list === k.
   const lists = Object.fromEntries(WAYS.map((way) => [way, MOUNTS.flatMap((m) => Array.from({ length: FILES }, (_, i) => `${m}/${way}${i}.txt`))]));
   const persons = Object.fromEntries(WAYS.map((way) => [way, person(way, lists[way].map((p) => ws.disk(p)))]));
@@ -104,7 +111,7 @@ test(`a person saving every 1–5 ms, by rename and in place, loses nothing to $
 
   /** Reads the first line of `path` and takes its counter (a person's save of an older copy can undo an edit). */
   async function recount(path: string): Promise<void> {
-    const page = await mcpCall(client, 'read', { path, limit: 1 });
+    const page = await mcpCall(clients[path[0]], 'read', { path, limit: 1 });
     const at = /\tws (\d+)$/.exec(String(page.data?.content ?? ''));
     if (at) counters.set(path, Number(at[1]));
   }
@@ -113,6 +120,7 @@ test(`a person saving every 1–5 ms, by rename and in place, loses nothing to $
   async function agent(mount: (typeof MOUNTS)[number]): Promise<void> {
     const t: Tally = { writes: 0, collisions: 0, replanned: 0, conflicts: 0, unverified: 0, refused: 0 };
     tallies[mount] = t;
+    const client = clients[mount];
     const paths = WAYS.flatMap((way) => Array.from({ length: FILES }, (_, i) => `${mount}/${way}${i}.txt`));
     for (let i = 0; t.writes < WRITES; i++) {
       const path = paths[i % paths.length];
@@ -149,7 +157,7 @@ test(`a person saving every 1–5 ms, by rename and in place, loses nothing to $
 
   await Promise.all(MOUNTS.map((m) => agent(m)));
   const last = Object.fromEntries(await Promise.all(WAYS.map(async (w) => [w, await persons[w].stop()] as const)));
-  await session.close();
+  for (const s of sessions.splice(0)) await s.close();
 
   const lost: Record<string, number[]> = {};
   for (const way of WAYS) {

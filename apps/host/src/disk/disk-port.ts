@@ -91,6 +91,38 @@ interface Disk {
   readonly options: DiskOptions;
   readonly bounds: Boundary;
   readonly time: TimeKeeping;
+  /** The bytes recent reads saw, by the racy fingerprint each answered with (see {@link remember}). */
+  readonly racyReads: Map<string, Uint8Array>;
+}
+
+/** How many racy reads' bytes a disk keeps, and how many bytes in all. */
+const RACY_READS = 512;
+const RACY_READ_BYTES = 32 << 20;
+
+/**
+ * Keeps the bytes a read saw under a racy fingerprint (unique to that read): a change
+ * later expecting that fingerprint is then compared byte for byte at the point of
+ * effect, since the fingerprint itself vouches for nothing (a same-size save in place
+ * within the tick keeps every field). Oldest first out.
+ */
+function remember(disk: Disk, reading: Reading): void {
+  if (reading.kind !== 'file' || reading.bytes === null || !reading.meta.fingerprint.includes('~')) return;
+  if (reading.bytes.length > RACY_READ_BYTES / 4) return;
+  disk.racyReads.set(reading.meta.fingerprint, reading.bytes);
+  let total = 0;
+  for (const b of disk.racyReads.values()) total += b.length;
+  for (const [fp, b] of disk.racyReads) {
+    if (disk.racyReads.size <= RACY_READS && total <= RACY_READ_BYTES) break;
+    disk.racyReads.delete(fp);
+    total -= b.length;
+  }
+}
+
+/** The expectation with the bytes a racy read saw, where the change names none. */
+function withRacyBytes(disk: Disk, expect: HostExpectation): HostExpectation {
+  if (expect.expectBytes !== undefined || expect.expect.kind !== 'file') return expect;
+  const saw = disk.racyReads.get(expect.expect.fingerprint);
+  return saw === undefined ? expect : { expect: expect.expect, expectBytes: saw };
 }
 
 function metaOf(disk: Disk, st: StatInfo): FileMeta {
@@ -294,7 +326,10 @@ const SETTLE_MS = [2, 5, 10];
 async function readFile(disk: Disk, path: string, maxBytes: number): Promise<Reading> {
   for (let attempt = 0; ; attempt++) {
     const look = readOnce(disk, path, maxBytes);
-    if (look.kind === 'final') return look.reading;
+    if (look.kind === 'final') {
+      remember(disk, look.reading);
+      return look.reading;
+    }
     if (attempt >= SETTLE_MS.length) return look.kind === 'emptied' ? look.reading : { kind: 'unobservable', reason: diskWords.keptChanging };
     await Bun.sleep(SETTLE_MS[attempt]);
   }
@@ -545,7 +580,7 @@ function timeKeeping(options: DiskOptions): TimeKeeping {
  * writer killed mid-write leaves one; see `isLeftover`).
  */
 export function diskPort(options: DiskOptions): HostDisk {
-  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options) };
+  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options), racyReads: new Map() };
   sweepTree(options.root, options.rules);
   return {
     root: options.root,
@@ -555,8 +590,8 @@ export function diskPort(options: DiskOptions): HostDisk {
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
-    write: async (path, bytes, { mode, ...expect }) => writeFile(disk, path, bytes, mode, expect),
-    unlink: async (path, expect) => unlinkFile(disk, path, expect),
+    write: async (path, bytes, { mode, ...expect }) => writeFile(disk, path, bytes, mode, withRacyBytes(disk, expect)),
+    unlink: async (path, expect) => unlinkFile(disk, path, withRacyBytes(disk, expect)),
     syncDirectory: async (dir) => syncUp(disk, dir),
   };
 }
