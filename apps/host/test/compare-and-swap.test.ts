@@ -6,9 +6,10 @@
  * was moved aside, is compared byte for byte), and the person's save stays.
  */
 import { describe, expect, test } from 'bun:test';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskPort } from '../src/disk/disk-port.ts';
+import { libc } from '../src/disk/libc.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { enc, tempDir } from './fixtures.ts';
 
@@ -17,7 +18,7 @@ const COARSE_MS = 1000;
 
 /** Waits until the clock is early in a second, so a read and the save after it share it. */
 async function earlyInASecond(): Promise<void> {
-  while (Date.now() % COARSE_MS > COARSE_MS / 2) await Bun.sleep(10);
+  while (Date.now() % COARSE_MS > COARSE_MS * 0.3) await Bun.sleep(10);
 }
 
 function coarseDisk(root: string) {
@@ -72,5 +73,50 @@ describe('compare-and-swap on the bytes read, on 1 s timestamps', () => {
     const r = await disk.write('a.txt', enc('ws\n'), { mode: null, expect: { kind: 'file', fingerprint: fresh.meta.fingerprint }, expectBytes: enc('two\n') });
     expect(r.kind).toBe('done');
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('ws\n');
+  });
+});
+
+describe('a writer holding the file open', () => {
+  test('a write or a deletion is refused while another process could still write into the file it would replace', async () => {
+    expect(libc).not.toBeNull(); // Linux: the lease is what tells
+    const root = tempDir('ws-cas-');
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000 });
+    writeFileSync(join(root, 'log.txt'), 'start\n');
+    const fd = openSync(join(root, 'log.txt'), 'a');
+    try {
+      writeSync(fd, 'held 1\n');
+      const read = await disk.read('log.txt', 1 << 20);
+      if (read.kind !== 'file' || read.bytes === null) throw new Error('not read');
+      const expectRead = { kind: 'file', fingerprint: read.meta.fingerprint } as const;
+      expect((await disk.write('log.txt', enc('start\nheld 1\nws\n'), { mode: null, expect: expectRead, expectBytes: read.bytes })).kind).toBe('refused');
+      expect((await disk.unlink('log.txt', { expect: expectRead, expectBytes: read.bytes })).kind).toBe('refused');
+      // The writer goes on writing, into the file still at the name.
+      writeSync(fd, 'held 2\n');
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('start\nheld 1\nheld 2\n');
+    } finally {
+      closeSync(fd);
+    }
+    // Closed: nothing can write into it unseen any more.
+    const read = await disk.read('log.txt', 1 << 20);
+    if (read.kind !== 'file' || read.bytes === null) throw new Error('not read');
+    const done = await disk.write('log.txt', enc('ws\n'), { mode: null, expect: { kind: 'file', fingerprint: read.meta.fingerprint }, expectBytes: read.bytes });
+    expect(done.kind).toBe('done');
+    expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('ws\n');
+  });
+
+  test('a reader holding the file open does not stop a write', async () => {
+    const root = tempDir('ws-cas-');
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000 });
+    writeFileSync(join(root, 'a.txt'), 'one\n');
+    const fd = openSync(join(root, 'a.txt'), 'r');
+    try {
+      const read = await disk.read('a.txt', 1 << 20);
+      if (read.kind !== 'file' || read.bytes === null) throw new Error('not read');
+      const r = await disk.write('a.txt', enc('two\n'), { mode: null, expect: { kind: 'file', fingerprint: read.meta.fingerprint }, expectBytes: read.bytes });
+      expect(r.kind).toBe('done');
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('two\n');
   });
 });

@@ -11,7 +11,7 @@ import type { DiskPort, Expectation, FileMeta, Observation, Reading, RootLocatio
 import { type Boundary, boundary, doneWriting, tempName } from './boundary.ts';
 import { fileMeta, probeGranularity, sameFile, sameFileMoved, sameStat, type TimeKeeping } from './fingerprint.ts';
 import { fstatInfo, type HeldDir, openRoot } from './held.ts';
-import type { StatInfo } from './libc.ts';
+import { libc, type StatInfo } from './libc.ts';
 import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
 import type { WalkRules } from './rules.ts';
 import { describeFsError, diskWords } from './sentences.ts';
@@ -280,6 +280,30 @@ function holds(disk: Disk, dir: HeldDir, name: string, bytes: Uint8Array): boole
   }
 }
 
+/**
+ * Checks the file that came out of an exchange (or was moved aside) as `name`: it is the
+ * file `expect` names (and holds `expectBytes`, where given), and no other process holds
+ * it open for writing. The last closes the window a fingerprint leaves: a writer that
+ * opened the file before the exchange and writes after the check would write into a file
+ * no name leads to. Where the system gives a read lease, the check is made under it, so
+ * no writer can appear while it runs; where it gives none, the check is made as it is.
+ */
+function cameOut(disk: Disk, dir: HeldDir, name: string, { expect, expectBytes }: HostExpectation): boolean {
+  if (expect.kind !== 'file') return false;
+  const out = dir.lstat(name);
+  if (out?.type !== 'file' || !sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) return false;
+  if (libc === null) return expectBytes === undefined || holds(disk, dir, name, expectBytes);
+  const fd = dir.openFile(name, 'read');
+  try {
+    if (libc.leaseRead(fd) === 'writers') return false;
+    if (expectBytes === undefined) return true;
+    const got = readOpen(disk, fd, expectBytes.length);
+    return got !== null && got.kind === 'file' && got.bytes !== null && Buffer.compare(got.bytes, expectBytes) === 0;
+  } finally {
+    closeSync(fd); // lets the lease go
+  }
+}
+
 /** One look at a file: final, changing while read, or empty just now (perhaps a save caught between truncate and write). */
 type Look = { readonly kind: 'final' | 'emptied'; readonly reading: Reading } | { readonly kind: 'changing' };
 
@@ -387,8 +411,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, { expect, ex
     if (atomic !== null && expect.kind === 'file') {
       const ours = dir.lstat(tmp);
       atomic.exchange(tmp, name);
-      const out = dir.lstat(tmp);
-      if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint) && (expectBytes === undefined || holds(disk, dir, tmp, expectBytes))) {
+      if (cameOut(disk, dir, tmp, { expect, expectBytes })) {
         dir.unlink(tmp);
         return null;
       }
@@ -466,8 +489,7 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, { expect, expectB
   const aside = tempName(name);
   try {
     atomic.renameNoReplace(name, aside);
-    const out = dir.lstat(aside);
-    if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint) && (expectBytes === undefined || holds(disk, dir, aside, expectBytes))) {
+    if (cameOut(disk, dir, aside, { expect, expectBytes })) {
       dir.unlink(aside);
       return { kind: 'done' };
     }
