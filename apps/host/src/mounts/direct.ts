@@ -172,10 +172,14 @@ async function commit(disk: HostDisk, config: MountConfig, words: Words, changes
   }
 }
 
-/** A direct mount over `config.root`. `storeRel`: the store's path inside this root, if it is. */
-export function directMount(config: MountConfig, storeRel: string | undefined): Mount {
+/**
+ * A direct mount over `config.root`. `storeRel`: the store's path inside this root, if
+ * it is. `over`: wraps the mount's disk port (tests put a person's save between a look
+ * and an effect so).
+ */
+export function directMount(config: MountConfig, storeRel: string | undefined, over: (disk: HostDisk) => HostDisk = (d) => d): Mount {
   const words = mountWords(config.name);
-  const disk = diskPort({
+  const disk = over(diskPort({
     root: config.root,
     rules: walkRules(config.ignore, storeRel),
     followSymlinks: config.followSymlinks,
@@ -183,7 +187,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
     ...(storeRel === undefined ? {} : { storeRel }),
     protect: config.protect,
     mount: config.name,
-  });
+  }));
   return {
     name: config.name,
     backend: 'direct',
