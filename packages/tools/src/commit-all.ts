@@ -5,7 +5,8 @@
  * that restores what the path held, `expected` to hold what the change wrote — so a
  * take-back never lands on text a person changed in between; where a take-back fails
  * too, the answer names exactly which files kept the new bytes. `edit_many` and `move`
- * share it.
+ * share it, and plan again (at most {@link MAX_PLANS} times in all) where a commit was
+ * refused because a file changed after it was read ({@link changedSinceRead}).
  */
 import type { Change, CommitIntent, Mount, Report } from './workspace.ts';
 import { commitPartly, commitRefused } from './errors.ts';
@@ -16,6 +17,37 @@ export interface PlannedChange {
   readonly change: Change;
   readonly undo: Change;
   readonly shown: string;
+}
+
+/**
+ * How many times an edit or a move is planned in all when a file it read changes before
+ * its commit lands (a person saving meanwhile): each time on the text the path holds then.
+ */
+export const MAX_PLANS = 5;
+
+function sameBytes(a: Uint8Array | null | undefined, b: Uint8Array | null): boolean {
+  if (a === undefined) return false;
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The paths (as answers show them) that no longer hold what their change was planned on
+ * (`expected`): read again, after a refused commit, to tell a collision with someone's
+ * save (plan again on the new text) from a refusal that stands.
+ */
+export async function changedSinceRead(planned: readonly PlannedChange[]): Promise<string[]> {
+  const changed: string[] = [];
+  for (const p of planned) {
+    const expected = p.change.expected;
+    if (expected === undefined) continue;
+    const now = await p.mount.read(p.change.path);
+    const bytes = now.kind === 'file' ? now.bytes : now.kind === 'missing' ? null : undefined;
+    if (!sameBytes(bytes, expected)) changed.push(p.shown);
+  }
+  return changed;
 }
 
 /** Commits each mount's changes in turn (in the order mounts first appear); a later refusal takes earlier mounts' back. */

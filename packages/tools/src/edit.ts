@@ -2,11 +2,13 @@
  * `edit` and `edit_many`: read each file once, plan every edit on it (`planEdits`),
  * then store all or none. The one rule: nothing is stored unless every edit of every
  * file planned cleanly, and each file is committed with `expected` set to the bytes it
- * was planned on, so an edit never lands on text it was not planned on.
+ * was planned on, so an edit never lands on text it was not planned on. Where a file
+ * changed between the read and the commit (a person saved), the edits are planned again
+ * on the new text — an oldString still found exactly once applies there — or refused.
  */
 import { fileText } from '@ws/text';
 import type { Workspace } from './workspace.ts';
-import { commitAll } from './commit-all.ts';
+import { changedSinceRead, commitAll, MAX_PLANS } from './commit-all.ts';
 import { type EditSpec, planEdits, spliceBytes } from './edit-plan.ts';
 import {
   binaryEdit,
@@ -17,6 +19,8 @@ import {
   missingEdit,
   mountRootChange,
   readOnly,
+  replannedNote,
+  replanRefused,
 } from './errors.ts';
 import { suggestions } from './close-paths.ts';
 import { type Located, locate } from './paths.ts';
@@ -146,33 +150,43 @@ async function editFiles(
   budget: number | undefined,
   single: boolean,
 ): Promise<Answer> {
-  const problems: Problem[] = [];
-  const files = byFile(workspace, edits, single, problems);
-  const planned: Planned[] = [];
-  for (const file of files.values()) {
-    const p = await planFile(file, single, problems);
-    if (p) planned.push(p);
-  }
-  if (problems.length > 0) {
-    const sorted = problems.map((p, i) => ({ ...p, i })).sort((a, b) => a.at - b.at || a.i - b.i);
-    return refuse(editsRefused(sorted.map((p) => p.sentence), single));
-  }
-  const stored = await commitAll(
-    planned.map((p) => ({
+  let changed: string[] = [];
+  const replannedFor = new Set<string>();
+  for (let plans = 1; ; plans++) {
+    const problems: Problem[] = [];
+    const files = byFile(workspace, edits, single, problems);
+    const planned: Planned[] = [];
+    for (const file of files.values()) {
+      const p = await planFile(file, single, problems);
+      if (p) planned.push(p);
+    }
+    if (problems.length > 0) {
+      const sorted = problems.map((p, i) => ({ ...p, i })).sort((a, b) => a.at - b.at || a.i - b.i);
+      const refused = editsRefused(sorted.map((p) => p.sentence), single);
+      return refuse(changed.length > 0 ? replanRefused(changed, refused) : refused);
+    }
+    const changes = planned.map((p) => ({
       mount: p.file.at.mount,
       change: { path: p.file.at.rel, bytes: p.after, expected: p.before },
       undo: { path: p.file.at.rel, bytes: p.before, expected: p.after },
       shown: p.file.at.path,
-    })),
-    { source: 'edit' },
-  );
-  if (!stored.ok) return refuse(stored.message);
-  const checks = Object.fromEntries(planned.filter((p) => p.notes.length > 0).map((p) => [p.file.at.path, p.notes]));
-  const extra = {
-    ...(Object.keys(checks).length ? { diskCheck: checks } : {}),
-    ...(Object.keys(stored.reports).length ? { reports: stored.reports } : {}),
-  };
-  return answer(receipt(planned.map((p) => p.receipt), budget ?? DEFAULT_RECEIPT_CHARS, extra));
+    }));
+    const stored = await commitAll(changes, { source: 'edit' });
+    if (!stored.ok) {
+      // A file changed after it was read: plan again on what it holds now.
+      changed = plans < MAX_PLANS ? await changedSinceRead(changes) : [];
+      for (const path of changed) replannedFor.add(path);
+      if (changed.length > 0) continue;
+      return refuse(stored.message);
+    }
+    const checks = Object.fromEntries(planned.filter((p) => p.notes.length > 0).map((p) => [p.file.at.path, p.notes]));
+    const extra = {
+      ...(Object.keys(checks).length ? { diskCheck: checks } : {}),
+      ...(Object.keys(stored.reports).length ? { reports: stored.reports } : {}),
+      ...(replannedFor.size > 0 ? { replanned: replannedNote([...replannedFor]) } : {}),
+    };
+    return answer(receipt(planned.map((p) => p.receipt), budget ?? DEFAULT_RECEIPT_CHARS, extra));
+  }
 }
 
 const receiptOutput = outputOf({ edits: 'array' });

@@ -241,6 +241,16 @@ export function commitRefused(message: string, undone: readonly string[]): strin
   return `Nothing was stored: ${message}${back}`;
 }
 
+/** Edits planned again after a file changed under them (someone saved), refused on the new text. */
+export function replanRefused(changed: readonly string[], refused: string): string {
+  return `${list(changed)} changed while the call was being stored (someone saved), so it was planned again on the new text: ${refused}`;
+}
+
+/** A receipt's note where edits were planned again on a file that changed under them, and applied there. */
+export function replannedNote(changed: readonly string[]): string {
+  return `${list(changed)} changed after ${changed.length === 1 ? 'it was' : 'they were'} read (someone saved), so the edits were planned again on the new text and applied there; read again to see the other changes.`;
+}
+
 /** A cross-mount commit whose undo failed: say exactly what stayed stored. */
 export function commitPartly(message: string, stored: readonly string[]): string {
   return `Only part of the call was stored: ${message} ${list(stored)} kept the new text and could not be taken back; read them and fix by hand.`;

@@ -25,7 +25,7 @@ export type {
   Workspace,
 } from './workspace.ts';
 export { withDraftsNote } from './drafts-note.ts';
-export { type PlannedChange, commitAll } from './commit-all.ts';
+export { type PlannedChange, changedSinceRead, commitAll, MAX_PLANS } from './commit-all.ts';
 export { type Hunk, hunkHeader, hunksOf } from './hunks.ts';
 export { type LineMatches, linesChanged, matchLines } from './line-diff.ts';
 export { type Splice, spliceBytes } from './edit-plan.ts';

@@ -4,7 +4,8 @@
  * mount of plain changes (the deletion of each `from`, the creation of each `to`, each
  * with `expected` set to what was read), through the same all-or-none commit as the
  * edits, so every mount that can commit can move; a target that exists is refused
- * unless `overwrite`.
+ * unless `overwrite`. Where a file changed between the reads and the commit (a person
+ * saved), the move is planned again on what disk holds then.
  */
 import { z } from 'zod';
 import { outputOf, path } from './schemas.ts';
@@ -20,9 +21,10 @@ import {
   moveTargetsExist,
   mountRootChange,
   readOnly,
+  replanRefused,
 } from './errors.ts';
 import { suggestions } from './close-paths.ts';
-import { type PlannedChange, commitAll } from './commit-all.ts';
+import { type PlannedChange, changedSinceRead, commitAll, MAX_PLANS } from './commit-all.ts';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
@@ -36,8 +38,25 @@ function inside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
 
-/** Moves `from` to `to`: each file read, each target checked, then one all-or-none commit per mount. */
+/** Moves `from` to `to`, planned again (at most `MAX_PLANS` times in all) where a file changed before the commit landed. */
 async function move(workspace: Workspace, input: z.infer<typeof schema>): Promise<Answer> {
+  let changed: string[] = [];
+  for (let plans = 1; ; plans++) {
+    const moved = await moveOnce(workspace, input, plans < MAX_PLANS);
+    if ('changed' in moved) {
+      changed = moved.changed;
+      continue;
+    }
+    return !moved.ok && changed.length > 0 ? refuse(replanRefused(changed, moved.message)) : moved;
+  }
+}
+
+/**
+ * One plan of a move: each file read, each target checked, then one all-or-none commit
+ * per mount. `changed`: the commit was refused because these paths changed after they
+ * were read (only where `mayReplan`).
+ */
+async function moveOnce(workspace: Workspace, input: z.infer<typeof schema>, mayReplan: boolean): Promise<Answer | { changed: string[] }> {
   const from = locate(workspace, input.from);
   if (!from.ok) return refuse(from.message);
   const to = locate(workspace, input.to);
@@ -104,7 +123,10 @@ async function move(workspace: Workspace, input: z.infer<typeof schema>): Promis
     });
   }
   const stored = await commitAll(planned, { source: 'move' });
-  if (!stored.ok) return refuse(stored.message);
+  if (!stored.ok) {
+    const changed = mayReplan ? await changedSinceRead(planned) : [];
+    return changed.length > 0 ? { changed } : refuse(stored.message);
+  }
   const reports = Object.keys(stored.reports).length > 0 ? { reports: stored.reports } : {};
   return answer({ from: from.path, to: to.path, files: sources.length, overwritten: existing.length, ...reports });
 }

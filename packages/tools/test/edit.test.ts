@@ -175,18 +175,19 @@ for (const backend of ['store', 'direct'] as const) {
       expect(fileText(held(ws, 'rows.txt') ?? '').lines[2999]).toBe('ROW 2999');
     });
 
-    test('a commit is made with the bytes the edit was planned on', async () => {
+    test('a commit is made with the bytes the edit was planned on: where they changed and oldString is gone, nothing is stored', async () => {
       const ws = workspace(backend, { 'a.txt': 'one\n' });
       const mount = ws.mounts[0];
       const commit = mount.commit.bind(mount);
       mount.commit = async (changes) => {
-        mount.disk.set('a.txt', bytesOf('someone else\n'));
-        if (mount.backend === 'store') mount.store.set('a.txt', bytesOf('someone else\n'));
+        mount.disk.set('a.txt', bytesOf('a person wrote this\n'));
+        if (mount.backend === 'store') mount.store.set('a.txt', bytesOf('a person wrote this\n'));
         return commit(changes);
       };
       expect(await refused(ws, 'edit', { path: 'work/a.txt', oldString: 'one', newString: 'two' })).toBe(
-        'Nothing was stored: work/a.txt changed after it was read; read it again and redo the edit.',
+        'work/a.txt changed while the call was being stored (someone saved), so it was planned again on the new text: oldString was not found in work/a.txt. The nearest line is 1: "a person wrote this"; check whitespace and spelling, or read the file again.',
       );
+      expect(held(ws, 'a.txt')).toBe('a person wrote this\n');
     });
   });
 }

@@ -11,7 +11,7 @@ import type { DiskPort, Expectation, FileMeta, Observation, Reading, RootLocatio
 import { type Boundary, boundary, doneWriting, tempName } from './boundary.ts';
 import { fileMeta, probeGranularity, sameFile, sameFileMoved, sameStat, type TimeKeeping } from './fingerprint.ts';
 import { fstatInfo, type HeldDir, openRoot } from './held.ts';
-import type { StatInfo } from './libc.ts';
+import { libc, type StatInfo } from './libc.ts';
 import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
 import type { WalkRules } from './rules.ts';
 import { describeFsError, diskWords } from './sentences.ts';
@@ -53,9 +53,24 @@ export type PathKind =
   /** Something that is not read: a FIFO, socket, device or symlink, or a path refused; `reason` is a clause. */
   | { readonly kind: 'other'; readonly reason: string };
 
+/**
+ * What a change expects at the point of effect: the fingerprint, as `@ws/reconcile`'s
+ * port says, and, where given, the very bytes (`expectBytes`): the file that comes out
+ * of the exchange (or is moved aside) is then compared byte for byte, so a save whose
+ * timestamps cannot tell it apart (same size, same tick) is caught too.
+ */
+export interface HostExpectation {
+  readonly expect: Expectation;
+  readonly expectBytes?: Uint8Array;
+}
+
 /** The host's disk for one mount. */
 export interface HostDisk extends DiskPort {
   readonly root: string;
+  /** {@link DiskPort.write}, compare-and-swap on the bytes too where `expectBytes` is given. */
+  write(path: string, bytes: Uint8Array, options: { readonly mode: number | null } & HostExpectation): Promise<WriteResult>;
+  /** {@link DiskPort.unlink}, compare-and-swap on the bytes too where `expectBytes` is given. */
+  unlink(path: string, options: HostExpectation): Promise<UnlinkResult>;
   /**
    * Checks a path a tool names: inside the root (no `..`, no leading `/`, no symlink
    * leading out, none at all where the mount does not follow links), not ws's own file,
@@ -76,6 +91,38 @@ interface Disk {
   readonly options: DiskOptions;
   readonly bounds: Boundary;
   readonly time: TimeKeeping;
+  /** The bytes recent reads saw, by the racy fingerprint each answered with (see {@link remember}). */
+  readonly racyReads: Map<string, Uint8Array>;
+}
+
+/** How many racy reads' bytes a disk keeps, and how many bytes in all. */
+const RACY_READS = 512;
+const RACY_READ_BYTES = 32 << 20;
+
+/**
+ * Keeps the bytes a read saw under a racy fingerprint (unique to that read): a change
+ * later expecting that fingerprint is then compared byte for byte at the point of
+ * effect, since the fingerprint itself vouches for nothing (a same-size save in place
+ * within the tick keeps every field). Oldest first out.
+ */
+function remember(disk: Disk, reading: Reading): void {
+  if (reading.kind !== 'file' || reading.bytes === null || !reading.meta.fingerprint.includes('~')) return;
+  if (reading.bytes.length > RACY_READ_BYTES / 4) return;
+  disk.racyReads.set(reading.meta.fingerprint, reading.bytes);
+  let total = 0;
+  for (const b of disk.racyReads.values()) total += b.length;
+  for (const [fp, b] of disk.racyReads) {
+    if (disk.racyReads.size <= RACY_READS && total <= RACY_READ_BYTES) break;
+    disk.racyReads.delete(fp);
+    total -= b.length;
+  }
+}
+
+/** The expectation with the bytes a racy read saw, where the change names none. */
+function withRacyBytes(disk: Disk, expect: HostExpectation): HostExpectation {
+  if (expect.expectBytes !== undefined || expect.expect.kind !== 'file') return expect;
+  const saw = disk.racyReads.get(expect.expect.fingerprint);
+  return saw === undefined ? expect : { expect: expect.expect, expectBytes: saw };
 }
 
 function metaOf(disk: Disk, st: StatInfo): FileMeta {
@@ -220,6 +267,43 @@ function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
   return off === bytes.length && sameStat(before, fstatInfo(fd)) ? { kind: 'file', meta, bytes } : null;
 }
 
+/** True where the regular file `name` in `dir` holds exactly `bytes` now (read through one descriptor). */
+function holds(disk: Disk, dir: HeldDir, name: string, bytes: Uint8Array): boolean {
+  const st = dir.lstat(name);
+  if (st === null || st.type !== 'file' || st.size !== bytes.length) return false;
+  const fd = dir.openFile(name, 'read');
+  try {
+    const got = readOpen(disk, fd, bytes.length);
+    return got !== null && got.kind === 'file' && got.bytes !== null && Buffer.compare(got.bytes, bytes) === 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Checks the file that came out of an exchange (or was moved aside) as `name`: it is the
+ * file `expect` names (and holds `expectBytes`, where given), and no other process holds
+ * it open for writing. The last closes the window a fingerprint leaves: a writer that
+ * opened the file before the exchange and writes after the check would write into a file
+ * no name leads to. Where the system gives a read lease, the check is made under it, so
+ * no writer can appear while it runs; where it gives none, the check is made as it is.
+ */
+function cameOut(disk: Disk, dir: HeldDir, name: string, { expect, expectBytes }: HostExpectation): boolean {
+  if (expect.kind !== 'file') return false;
+  const out = dir.lstat(name);
+  if (out?.type !== 'file' || !sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) return false;
+  if (libc === null) return expectBytes === undefined || holds(disk, dir, name, expectBytes);
+  const fd = dir.openFile(name, 'read');
+  try {
+    if (libc.leaseRead(fd) === 'writers') return false;
+    if (expectBytes === undefined) return true;
+    const got = readOpen(disk, fd, expectBytes.length);
+    return got !== null && got.kind === 'file' && got.bytes !== null && Buffer.compare(got.bytes, expectBytes) === 0;
+  } finally {
+    closeSync(fd); // lets the lease go
+  }
+}
+
 /** One look at a file: final, changing while read, or empty just now (perhaps a save caught between truncate and write). */
 type Look = { readonly kind: 'final' | 'emptied'; readonly reading: Reading } | { readonly kind: 'changing' };
 
@@ -266,7 +350,10 @@ const SETTLE_MS = [2, 5, 10];
 async function readFile(disk: Disk, path: string, maxBytes: number): Promise<Reading> {
   for (let attempt = 0; ; attempt++) {
     const look = readOnce(disk, path, maxBytes);
-    if (look.kind === 'final') return look.reading;
+    if (look.kind === 'final') {
+      remember(disk, look.reading);
+      return look.reading;
+    }
     if (attempt >= SETTLE_MS.length) return look.kind === 'emptied' ? look.reading : { kind: 'unobservable', reason: diskWords.keptChanging };
     await Bun.sleep(SETTLE_MS[attempt]);
   }
@@ -311,10 +398,11 @@ function unsupported(err: unknown): boolean {
  * elsewhere, checked and then renamed. Null when done; else why not (tmp then still
  * exists, or has been removed along with a put-back file's stand-in).
  */
-function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expectation): WriteResult | null {
+function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, { expect, expectBytes }: HostExpectation): WriteResult | null {
   const stop = checkEffect(observeIn(disk, dir, name), expect);
   if (stop !== null) return stop;
   const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
+  if (atomic === null && expectBytes !== undefined && !holds(disk, dir, name, expectBytes)) return { kind: 'refused', now: observeIn(disk, dir, name) };
   try {
     if (atomic !== null && expect.kind === 'absent') {
       atomic.renameNoReplace(tmp, name);
@@ -323,8 +411,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expe
     if (atomic !== null && expect.kind === 'file') {
       const ours = dir.lstat(tmp);
       atomic.exchange(tmp, name);
-      const out = dir.lstat(tmp);
-      if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+      if (cameOut(disk, dir, tmp, { expect, expectBytes })) {
         dir.unlink(tmp);
         return null;
       }
@@ -342,7 +429,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, expect: Expe
   return null;
 }
 
-function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: Expectation): WriteResult {
+function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: HostExpectation): WriteResult {
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: true, followLeaf: false });
@@ -388,21 +475,21 @@ function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | n
  * Removes `name` where it holds what `expect` says: moved aside first (only where nothing
  * else took the aside name), the file moved checked, then removed — or moved back.
  */
-function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectation): UnlinkResult {
+function removeChecked(disk: Disk, dir: HeldDir, name: string, { expect, expectBytes }: HostExpectation): UnlinkResult {
   const now = observeIn(disk, dir, name);
   const stop = checkEffect(now, expect);
   if (stop !== null) return stop as UnlinkResult;
   if (now.kind === 'absent') return { kind: 'done' };
   const atomic = disk.options.replaceGuard === false ? null : dir.atomic;
   if (atomic === null || expect.kind !== 'file') {
+    if (expectBytes !== undefined && !holds(disk, dir, name, expectBytes)) return { kind: 'refused', now: observeIn(disk, dir, name) };
     dir.unlink(name);
     return { kind: 'done' };
   }
   const aside = tempName(name);
   try {
     atomic.renameNoReplace(name, aside);
-    const out = dir.lstat(aside);
-    if (out?.type === 'file' && sameFileMoved(metaOf(disk, out).fingerprint, expect.fingerprint)) {
+    if (cameOut(disk, dir, aside, { expect, expectBytes })) {
       dir.unlink(aside);
       return { kind: 'done' };
     }
@@ -422,14 +509,14 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, expect: Expectati
   }
 }
 
-function unlinkFile(disk: Disk, path: string, expect: Expectation): UnlinkResult {
+function unlinkFile(disk: Disk, path: string, expect: HostExpectation): UnlinkResult {
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: false, followLeaf: false });
   } catch (err) {
     return { kind: 'failed', reason: describeFsError(err) };
   }
-  if (where.ok === 'missing') return matches({ kind: 'absent' }, expect) ? { kind: 'done' } : { kind: 'refused', now: { kind: 'absent' } };
+  if (where.ok === 'missing') return matches({ kind: 'absent' }, expect.expect) ? { kind: 'done' } : { kind: 'refused', now: { kind: 'absent' } };
   if (where.ok === false) return { kind: 'failed', reason: where.message };
   try {
     return removeChecked(disk, where.dir, where.name, expect);
@@ -515,7 +602,7 @@ function timeKeeping(options: DiskOptions): TimeKeeping {
  * writer killed mid-write leaves one; see `isLeftover`).
  */
 export function diskPort(options: DiskOptions): HostDisk {
-  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options) };
+  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options), racyReads: new Map() };
   sweepTree(options.root, options.rules);
   return {
     root: options.root,
@@ -525,8 +612,8 @@ export function diskPort(options: DiskOptions): HostDisk {
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
-    write: async (path, bytes, { mode, expect }) => writeFile(disk, path, bytes, mode, expect),
-    unlink: async (path, { expect }) => unlinkFile(disk, path, expect),
+    write: async (path, bytes, { mode, ...expect }) => writeFile(disk, path, bytes, mode, withRacyBytes(disk, expect)),
+    unlink: async (path, expect) => unlinkFile(disk, path, withRacyBytes(disk, expect)),
     syncDirectory: async (dir) => syncUp(disk, dir),
   };
 }

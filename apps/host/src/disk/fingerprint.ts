@@ -37,6 +37,14 @@ export function probeGranularity(root: StatInfo | null): number {
   return root.mtimeNsec !== 0 || root.ctimeNsec !== 0 ? FINE_GRANULARITY_MS : UNKNOWN_GRANULARITY_MS;
 }
 
+/**
+ * File times come from the kernel's coarse clock, which lags the process's clock by up to
+ * a tick: a file written at 11.998 by the kernel's clock may be stated at 12.003 by ours.
+ * A stat is racy within the granularity plus this much, so a save in that same tick is
+ * never vouched for.
+ */
+export const CLOCK_SLACK_MS = 20;
+
 let issued = 0;
 
 function timeOf(sec: number, nsec: number, coarseMs: number | null): { ms: number; text: string } {
@@ -51,7 +59,7 @@ export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
   const m = timeOf(st.mtimeSec, st.mtimeNsec, time.coarseMs);
   const c = timeOf(st.ctimeSec, st.ctimeNsec, time.coarseMs);
   const base = `${st.ino}:${st.size}:${m.text}:${c.text}`;
-  const racy = time.now() - Math.max(m.ms, c.ms) < time.granularityMs;
+  const racy = time.now() - Math.max(m.ms, c.ms) < time.granularityMs + CLOCK_SLACK_MS;
   return {
     size: st.size,
     mtimeMs: m.ms,

@@ -110,7 +110,20 @@ export interface Libc {
   /** A stat of an open descriptor. */
   fstat(fd: number): StatInfo;
   readlinkat(dirfd: number, name: string): string;
+  /**
+   * Takes a read lease on `fd` (opened read-only), its break signalled with SIGWINCH
+   * (ignored by default) rather than SIGIO (which would end the process): `held` where
+   * nobody has the file open for writing — until `fd` is closed, no one can open it to
+   * write without waiting for that — `writers` where someone does, `unavailable` where
+   * the system gives no lease (another user's file, a file system without leases).
+   */
+  leaseRead(fd: number): 'held' | 'writers' | 'unavailable';
 }
+
+const F_SETSIG = 10;
+const F_SETLEASE = 1024;
+const F_RDLCK = 0;
+const SIGWINCH = 28;
 
 const encoder = new TextEncoder();
 function cstr(s: string): Uint8Array {
@@ -132,6 +145,7 @@ function bind(): Libc | null {
       unlinkat: { args: [i32, FFIType.ptr, i32], returns: i32 },
       fstatat: { args: [i32, FFIType.ptr, FFIType.ptr, i32], returns: i32 },
       readlinkat: { args: [i32, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+      fcntl: { args: [i32, i32, i32], returns: i32 },
       __errno_location: { args: [], returns: FFIType.ptr },
     });
   }
@@ -204,6 +218,11 @@ function bind(): Libc | null {
       const n = Number(c.readlinkat(dir(dirfd), cstr(name), linkPtr, 4096));
       if (n < 0) throw sysError(errno(), 'readlink', name);
       return decoder.decode(link.subarray(0, n));
+    },
+    leaseRead(fd) {
+      if (c.fcntl(fd, F_SETSIG, SIGWINCH) < 0) return 'unavailable';
+      if (c.fcntl(fd, F_SETLEASE, F_RDLCK) === 0) return 'held';
+      return errno() === 11 ? 'writers' : 'unavailable'; // EAGAIN: open for writing elsewhere
     },
   };
 }

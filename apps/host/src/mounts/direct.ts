@@ -2,8 +2,9 @@
  * A direct mount: disk as it is, over the same host disk port as a store-backed mount.
  * Reads, listings and searches look at disk; writes, edits and deletions change disk at
  * once, each file atomically. It keeps nothing of its own. The one rule: a commit checks
- * every change before it writes any, writes each with the fingerprint it checked as the
- * expectation (so a change made meanwhile is never overwritten), and puts back what it
+ * every change before it writes any, and writes each as a compare-and-swap on the bytes
+ * it read (the disk port exchanges the new file in and compares the one that came out,
+ * byte for byte), so a save made meanwhile is never overwritten; it puts back what it
  * wrote if a later write fails, so a batch lands whole or not at all.
  */
 import { type FileMeta, looksBinary, type UnlinkResult, type WriteResult } from '@ws/reconcile';
@@ -20,6 +21,13 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === null || b === null) return a === b;
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
+
+/**
+ * How many times a commit looks again when a save lands between its look and its effect
+ * (the change still holds against what disk holds now): a person saving every few
+ * milliseconds collides now and then, never for long.
+ */
+export const COMMIT_ATTEMPTS = 8;
 
 /** One change of a commit, checked: what disk held, as bytes and as the expectation to write against. */
 interface Planned {
@@ -108,26 +116,30 @@ async function plan(disk: HostDisk, config: MountConfig, words: Words, changes: 
   return planned;
 }
 
-/** Writes or removes one planned change against what disk held; the new fingerprint, or why not. */
-async function apply(disk: HostDisk, words: Words, p: Planned): Promise<{ ok: true; meta: FileMeta | null } | Refusal> {
+/** What applying one change came to: done (its new fingerprint), disk changed since the look (`collided`), or why not. */
+type Applied = { ok: true; meta: FileMeta | null } | { ok: 'collided' } | Refusal;
+
+/** Writes or removes one planned change where disk still holds exactly the bytes the plan read. */
+async function apply(disk: HostDisk, words: Words, p: Planned): Promise<Applied> {
   const expect = p.meta === null ? ({ kind: 'absent' } as const) : ({ kind: 'file', fingerprint: p.meta.fingerprint } as const);
+  const guard = p.before === null ? { expect } : { expect, expectBytes: p.before };
   const done: WriteResult | UnlinkResult =
-    p.bytes === null ? await disk.unlink(p.path, { expect }) : await disk.write(p.path, p.bytes, { mode: p.meta?.mode ?? null, expect });
-  if (done.kind === 'refused') return refuse(words.changedSincePlanned(p.path));
+    p.bytes === null ? await disk.unlink(p.path, guard) : await disk.write(p.path, p.bytes, { mode: p.meta?.mode ?? null, ...guard });
+  if (done.kind === 'refused') return { ok: 'collided' };
   if (done.kind === 'failed') return refuse(words.writeFailed(p.path, done.reason));
   const slash = p.path.lastIndexOf('/');
   await disk.syncDirectory(slash < 0 ? '' : p.path.slice(0, slash));
   return { ok: true, meta: 'meta' in done ? (done.meta as FileMeta) : null };
 }
 
-async function commit(disk: HostDisk, config: MountConfig, words: Words, changes: readonly Change[]) {
-  if (config.readOnly) return refuse(words.readOnly());
+/** One attempt: every change checked, then applied; a collision puts back what this attempt wrote. */
+async function attempt(disk: HostDisk, config: MountConfig, words: Words, changes: readonly Change[]): Promise<{ ok: true } | { ok: 'collided'; path: string } | Refusal> {
   const planned = await plan(disk, config, words, changes);
   if (!Array.isArray(planned)) return planned;
   const done: { p: Planned; meta: FileMeta | null }[] = [];
   for (const p of planned) {
     const r = await apply(disk, words, p);
-    if (r.ok) {
+    if (r.ok === true) {
       done.push({ p, meta: r.meta });
       continue;
     }
@@ -135,17 +147,39 @@ async function commit(disk: HostDisk, config: MountConfig, words: Words, changes
     for (const { p: q, meta } of done.reverse()) {
       await apply(disk, words, { path: q.path, bytes: q.before, before: q.bytes, meta });
     }
-    return r;
+    return r.ok === 'collided' ? { ok: 'collided', path: p.path } : r;
   }
-  // The receipt says what changed; a direct commit has nothing to add.
-  const report: Report = {};
-  return { ok: true as const, report };
+  return { ok: true };
 }
 
-/** A direct mount over `config.root`. `storeRel`: the store's path inside this root, if it is. */
-export function directMount(config: MountConfig, storeRel: string | undefined): Mount {
+/**
+ * Commits `changes` all or none. A save that lands between a look and its effect is
+ * never replaced: the change is refused at the point of effect and the commit looks
+ * again, up to {@link COMMIT_ATTEMPTS} times — a change planned on bytes disk no longer
+ * holds (`expected`) is then refused, so the tools plan it again on the new text.
+ */
+async function commit(disk: HostDisk, config: MountConfig, words: Words, changes: readonly Change[]) {
+  if (config.readOnly) return refuse(words.readOnly());
+  for (let n = 1; ; n++) {
+    const r = await attempt(disk, config, words, changes);
+    if (r.ok === false) return r;
+    if (r.ok === true) {
+      // The receipt says what changed; a direct commit adds only the collisions it looked again after.
+      const report: Report = n > 1 ? { collisions: n - 1 } : {};
+      return { ok: true as const, report };
+    }
+    if (n >= COMMIT_ATTEMPTS) return refuse(words.keptChanging(r.path, COMMIT_ATTEMPTS));
+  }
+}
+
+/**
+ * A direct mount over `config.root`. `storeRel`: the store's path inside this root, if
+ * it is. `over`: wraps the mount's disk port (tests put a person's save between a look
+ * and an effect so).
+ */
+export function directMount(config: MountConfig, storeRel: string | undefined, over: (disk: HostDisk) => HostDisk = (d) => d): Mount {
   const words = mountWords(config.name);
-  const disk = diskPort({
+  const disk = over(diskPort({
     root: config.root,
     rules: walkRules(config.ignore, storeRel, config.gitignore ? config.root : undefined),
     followSymlinks: config.followSymlinks,
@@ -153,7 +187,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined): 
     ...(storeRel === undefined ? {} : { storeRel }),
     protect: config.protect,
     mount: config.name,
-  });
+  }));
   return {
     name: config.name,
     backend: 'direct',

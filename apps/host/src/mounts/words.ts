@@ -29,6 +29,8 @@ export function mountWords(mount: string) {
         .join(', ')}${regions.length > 5 ? ` and ${regions.length - 5} more` : ''}`,
     changedSincePlanned: (path: string) =>
       `${at(path)} changed while the call was being planned; nothing was stored. Read it again and retry.`,
+    keptChanging: (path: string, times: number) =>
+      `${at(path)} changed on disk, or another process held it open for writing, each of the ${times} times this call was about to store its change; nothing was stored. Try again when it is quiet, or close the program writing to it.`,
     writeFailed: (path: string, why: string) =>
       `Writing ${at(path)} failed (${why}); nothing in this call was stored.`,
     contentTooLarge: (path: string, size: number, max: number) =>

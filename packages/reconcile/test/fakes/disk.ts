@@ -7,6 +7,14 @@
  * store agree with it; an effect that replaces a person's version the store never agreed
  * with, outside a forced push, is recorded as a violation ("a disk change overwritten
  * unseen").
+ *
+ * With a coarse clock it keeps time as FAT (2 s) or ext3 (1 s) does: a fingerprint is
+ * inode, size and mtime and ctime truncated to the granularity, so a same-size save in
+ * place within one tick keeps every field. It follows the racily-clean rule a host must
+ * (the host README, "A person's save"): a stat within the granularity of the file's last
+ * change gets a unique suffix, so it vouches for nothing, and the point-of-effect check
+ * compares fingerprints without it — and, where the expectation is such a stat made by
+ * a read, the bytes that read saw.
  */
 import type {
   DiskPort,
@@ -21,11 +29,20 @@ import type {
 } from '../../src/index.ts';
 import type { Faults } from './faults.ts';
 
+/** How a coarse file system keeps time: timestamps truncated to this many ms. */
+export interface CoarseClock {
+  readonly granularityMs: number;
+}
+
 /** One state of a path on disk (`bytes: null`: no file). */
 export interface Version {
   readonly bytes: Uint8Array | null;
   readonly mode: number | null;
+  /** The fingerprint every stat of this version shows (a racy stat adds a unique suffix). */
   readonly fingerprint: string;
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
   readonly by: 'person' | 'system';
   /** The store agreed with this content at some step end (set by the model). */
   agreed: boolean;
@@ -33,6 +50,10 @@ export interface Version {
 }
 
 const SWAP = /(\.swp|~)$/;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
 const IGNORED_DIR = 'ignored';
 
 /** The fake disk. */
@@ -64,22 +85,58 @@ export class FakeDisk implements DiskPort {
   /** A contract check run at every call (e.g. the store holds no unbarriered record). */
   onCall: ((where: string) => void) | null = null;
   /** Counts of calls, for tests. */
-  readonly counts = { stat: 0, read: 0, walk: 0, write: 0, unlink: 0, syncDirectory: 0 };
+  readonly counts = { stat: 0, read: 0, walk: 0, write: 0, unlink: 0, syncDirectory: 0, racy: 0 };
+  /** The clock (ms), advanced by tests. */
+  now = 0;
+  private inos = 0;
+  private suffixes = 0;
+  /** The bytes each read saw, by the racy fingerprint it answered with. */
+  private readonly racyReads = new Map<string, Uint8Array>();
 
-  constructor(private readonly faults: Faults | null = null) {}
+  constructor(
+    private readonly faults: Faults | null = null,
+    private readonly coarse: CoarseClock | null = null,
+  ) {}
+
+  /** Time passes. */
+  advance(ms: number): void {
+    this.now += ms;
+  }
+
+  private truncated(ms: number): number {
+    return this.coarse === null ? ms : Math.floor(ms / this.coarse.granularityMs) * this.coarse.granularityMs;
+  }
 
   private tick(where: string): void {
     this.onCall?.(where);
     this.faults?.tick(`disk.${where}`);
   }
 
-  private version(bytes: Uint8Array | null, mode: number | null, by: Version['by']): Version {
+  /** A new version: a new file (inode) unless `ino` keeps the one there (a save in place); `mtimeMs` kept by a chmod. */
+  private version(bytes: Uint8Array | null, mode: number | null, by: Version['by'], keep: { ino?: number; mtimeMs?: number } = {}): Version {
     const serial = ++this.serial;
-    return { bytes, mode, fingerprint: `fp${serial}`, by, agreed: false, serial };
+    const ino = keep.ino ?? ++this.inos;
+    const mtimeMs = keep.mtimeMs ?? this.now;
+    const ctimeMs = this.now;
+    const fingerprint =
+      this.coarse === null ? `fp${serial}` : `${ino}:${bytes?.length ?? 0}:${this.truncated(mtimeMs)}:${this.truncated(ctimeMs)}`;
+    return { bytes, mode, fingerprint, ino, mtimeMs, ctimeMs, by, agreed: false, serial };
+  }
+
+  /** True where a stat now is within the granularity of the version's last change. */
+  private racy(v: Version): boolean {
+    return this.coarse !== null && this.now - this.truncated(Math.max(v.mtimeMs, v.ctimeMs)) < this.coarse.granularityMs;
   }
 
   private meta(v: Version): FileMeta {
-    return { size: v.bytes!.length, mtimeMs: v.serial, ctimeMs: v.serial, mode: v.mode, fingerprint: v.fingerprint };
+    const mtimeMs = this.coarse === null ? v.serial : this.truncated(v.mtimeMs);
+    const ctimeMs = this.coarse === null ? v.serial : this.truncated(v.ctimeMs);
+    let fingerprint = v.fingerprint;
+    if (this.racy(v)) {
+      this.counts.racy++;
+      fingerprint = `${v.fingerprint}~${++this.suffixes}`;
+    }
+    return { size: v.bytes!.length, mtimeMs, ctimeMs, mode: v.mode, fingerprint };
   }
 
   /** The version at `path` now (null: never existed). */
@@ -104,8 +161,11 @@ export class FakeDisk implements DiskPort {
 
   // A person's edits: durable at once.
 
-  personWrite(path: string, bytes: Uint8Array, mode: number | null = 0o644): void {
-    this.setDurable(path, this.version(bytes, mode, 'person'));
+  /** A person's save: by rename (a new file) or `inPlace` (the same inode, truncated and written). */
+  personWrite(path: string, bytes: Uint8Array, mode: number | null = 0o644, inPlace = false): void {
+    const there = this.current.get(path);
+    const ino = inPlace && there && there.bytes !== null ? there.ino : undefined;
+    this.setDurable(path, this.version(bytes, ino === undefined ? mode : there!.mode, 'person', { ino }));
   }
 
   personDelete(path: string): void {
@@ -117,7 +177,7 @@ export class FakeDisk implements DiskPort {
   personChmod(path: string, mode: number): void {
     const v = this.current.get(path);
     if (!v || v.bytes === null) return;
-    const next = this.version(v.bytes, mode, v.by);
+    const next = this.version(v.bytes, mode, v.by, { ino: v.ino, mtimeMs: v.mtimeMs });
     next.agreed = v.agreed;
     this.setDurable(path, next);
   }
@@ -182,7 +242,9 @@ export class FakeDisk implements DiskPort {
     if (!v || v.bytes === null) return { kind: 'absent' };
     const blocked = this.blocked(path);
     if (blocked) return { kind: 'unobservable', reason: blocked };
-    return { kind: 'file', meta: this.meta(v), bytes: v.bytes.length > maxBytes ? null : v.bytes };
+    const meta = this.meta(v);
+    if (meta.fingerprint.includes('~')) this.racyReads.set(meta.fingerprint, v.bytes);
+    return { kind: 'file', meta, bytes: v.bytes.length > maxBytes ? null : v.bytes };
   }
 
   async walk(dir: string): Promise<Walk> {
@@ -230,7 +292,13 @@ export class FakeDisk implements DiskPort {
     const now: Observation = !v || v.bytes === null ? { kind: 'absent' } : { kind: 'file', meta: this.meta(v) };
     if (expect.kind === 'any') return null;
     if (expect.kind === 'absent') return now.kind === 'absent' ? null : now;
-    return now.kind === 'file' && now.meta.fingerprint === expect.fingerprint ? null : now;
+    if (now.kind !== 'file') return now;
+    const base = (fp: string) => fp.split('~')[0];
+    if (base(now.meta.fingerprint) !== base(expect.fingerprint)) return now;
+    // A racy expectation vouches for nothing: where a read saw bytes under it, they must still be there.
+    const saw = this.racyReads.get(expect.fingerprint);
+    if (saw !== undefined && !sameBytes(saw, v!.bytes!)) return now;
+    return null;
   }
 
   private replace(path: string, next: Version): void {

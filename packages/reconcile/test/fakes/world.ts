@@ -4,7 +4,7 @@
  * holding a SQLite transaction from first write to barrier relies on it).
  */
 import { createReconciler, type Reconciler } from '../../src/index.ts';
-import { FakeDisk } from './disk.ts';
+import { type CoarseClock, FakeDisk } from './disk.ts';
 import { Faults, fakeHash } from './faults.ts';
 import { FakeStore } from './store.ts';
 
@@ -33,10 +33,10 @@ export interface World {
 }
 
 /** A fresh world. */
-export function world(options: { readOnly?: boolean } = {}): World {
+export function world(options: { readOnly?: boolean; coarse?: CoarseClock } = {}): World {
   const faults = new Faults();
   const store = new FakeStore(faults);
-  const disk = new FakeDisk(faults);
+  const disk = new FakeDisk(faults, options.coarse ?? null);
   disk.onCall = (where) => {
     if (store.unbarrieredRecords() > 0) throw new Error(`contract: a store record was left unbarriered across disk.${where}`);
   };
