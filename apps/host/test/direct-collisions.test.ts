@@ -15,7 +15,7 @@ import { COMMIT_ATTEMPTS, directMount } from '../src/mounts/direct.ts';
 import { enc, tempDir } from './fixtures.ts';
 
 function config(root: string): MountConfig {
-  return { name: 'work', root, backend: 'direct', readOnly: false, ignore: [], maxFileSize: 1 << 20, autoMaterialize: false, watch: 'never', followSymlinks: false, protect: [] };
+  return { name: 'work', root, backend: 'direct', readOnly: false, ignore: [], maxFileSize: 1 << 20, autoMaterialize: false, watch: 'never', followSymlinks: false, protect: [], gitignore: false };
 }
 
 /** A direct mount over `root` whose first `times` effects each come just after a person's save of `file`. */
