@@ -465,8 +465,11 @@ class Run {
       return;
     }
     if (!open) return;
-    const settled = r.settled === open.kind || r.gaveUp?.conflict === open.kind;
-    if (!settled && !open.crashedSince) this.fail(`${r.path}: conflict ${open.kind} was no longer reported (state ${r.state}) and nothing settled it`);
+    // An effect interrupted over the conflict supersedes its kind (see above), also where no
+    // report showed it in between: settling or giving up `interrupted` settles it.
+    const settles = (kind: string | null | undefined) => kind === open.kind || kind === 'interrupted';
+    const settled = settles(r.settled) || settles(r.gaveUp?.conflict);
+    if (!settled && !open.crashedSince) this.fail(`${r.path}: conflict ${open.kind} was no longer reported (state ${r.state}) and nothing settled it (gave up ${JSON.stringify(r.gaveUp?.conflict ?? null)}, settled ${JSON.stringify(r.settled)})`);
     this.open.delete(key);
   }
 
