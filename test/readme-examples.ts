@@ -19,7 +19,7 @@
  * - Free names the example uses without defining (a `workspace`, the `store` and `disk`
  *   ports) come from the test's `prelude`, which runs after the example's imports.
  */
-import { expect } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -173,4 +173,34 @@ export async function readmeExample(readme: string, options: { heading?: string;
     rmSync(file, { force: true });
   }
   return checks;
+}
+
+/** What a package's README test needs: the package, its prelude, and how many results each example states. */
+export interface ReadmeTests {
+  /** The package's folder (its `test/` holds the generated modules). */
+  readonly dir: string;
+  /** `@ws/name`: the root README's section is `### @ws/name`. */
+  readonly name: string;
+  readonly prelude?: string;
+  /** How many results the package README's example states, and the root README's. */
+  readonly checks: number;
+  readonly rootChecks: number;
+}
+
+/**
+ * The tests of a package's README examples: its own README's first example and its
+ * section of the root README each run and give every result they state (and state as
+ * many as `checks` says, so a comment the check no longer reads as a result is noticed).
+ */
+export function describeReadmes(t: ReadmeTests): void {
+  const testDir = join(t.dir, 'test');
+  describe('the README examples run and give what they say', () => {
+    test("the package README's example", async () => {
+      expect(await readmeExample(join(t.dir, 'README.md'), { dir: testDir, prelude: t.prelude ?? '' })).toBe(t.checks);
+    });
+    test(`the root README's ${t.name} example`, async () => {
+      const root = join(t.dir, '../../README.md');
+      expect(await readmeExample(root, { heading: `### ${t.name}`, dir: testDir, prelude: t.prelude ?? '' })).toBe(t.rootChecks);
+    });
+  });
 }

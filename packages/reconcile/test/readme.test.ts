@@ -1,9 +1,5 @@
-import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { readmeExample } from '../../../test/readme-examples.ts';
-
-const README = join(import.meta.dir, '../README.md');
-const ROOT_README = join(import.meta.dir, '../../../README.md');
+import { describeReadmes } from '../../../test/readme-examples.ts';
 
 /** What the examples take as given: the two ports (the tests' fakes), a hash, and a person at the disk. */
 const PRELUDE = `
@@ -18,12 +14,4 @@ personSaves('src/a.ts', 'a\\n');
 personSaves('src/b.ts', 'b\\n');
 `;
 
-describe('the README examples run and give what they say', () => {
-  test("the package README's example", async () => {
-    expect(await readmeExample(README, { prelude: PRELUDE })).toBe(5);
-  });
-
-  test("the root README's @ws/reconcile example", async () => {
-    expect(await readmeExample(ROOT_README, { heading: '### @ws/reconcile', dir: import.meta.dir, prelude: PRELUDE })).toBe(3);
-  });
-});
+describeReadmes({ dir: join(import.meta.dir, '..'), name: '@ws/reconcile', prelude: PRELUDE, checks: 5, rootChecks: 3 });

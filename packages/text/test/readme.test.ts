@@ -1,19 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { readmeExample } from '../../../test/readme-examples.ts';
+import { describeReadmes, readmeExample } from '../../../test/readme-examples.ts';
 
-const README = join(import.meta.dir, '../README.md');
-const ROOT_README = join(import.meta.dir, '../../../README.md');
-
-describe('the README examples run and give what they say', () => {
-  test("the package README's example", async () => {
-    expect(await readmeExample(README)).toBe(5);
-  });
-
-  test("the root README's @ws/text example", async () => {
-    expect(await readmeExample(ROOT_README, { heading: '### @ws/text', dir: import.meta.dir })).toBe(1);
-  });
-});
+describeReadmes({ dir: join(import.meta.dir, '..'), name: '@ws/text', checks: 5, rootChecks: 1 });
 
 describe('the README check itself', () => {
   const dir = import.meta.dir;

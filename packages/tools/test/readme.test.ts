@@ -1,9 +1,5 @@
-import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { readmeExample } from '../../../test/readme-examples.ts';
-
-const README = join(import.meta.dir, '../README.md');
-const ROOT_README = join(import.meta.dir, '../../../README.md');
+import { describeReadmes } from '../../../test/readme-examples.ts';
 
 /** What the examples take as given: a workspace, here one in-memory store-backed mount holding the files they name. */
 const PRELUDE = `
@@ -15,12 +11,4 @@ const workspace = __memoryWorkspace([{ name: 'work', backend: 'store', files: {
 } }]);
 `;
 
-describe('the README examples run and give what they say', () => {
-  test("the package README's example", async () => {
-    expect(await readmeExample(README, { prelude: PRELUDE })).toBe(4);
-  });
-
-  test("the root README's @ws/tools example", async () => {
-    expect(await readmeExample(ROOT_README, { heading: '### @ws/tools', dir: import.meta.dir, prelude: PRELUDE })).toBe(1);
-  });
-});
+describeReadmes({ dir: join(import.meta.dir, '..'), name: '@ws/tools', prelude: PRELUDE, checks: 4, rootChecks: 1 });
