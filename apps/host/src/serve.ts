@@ -3,22 +3,19 @@
  * on 127.0.0.1 for clients that connect with a token. The one rule: on stdio nothing but
  * protocol goes to stdout — every log line goes to stderr.
  */
-import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { TokenGate, tokenDigest } from './auth.ts';
 import type { HostConfig } from './config.ts';
 import { tokenPath } from './disk/token-file.ts';
 import { openHost } from './host.ts';
 import { CallTracker, createMcpServer } from './mcp.ts';
-import { type ReviewServer, REVIEW_PATH, isReviewPath, reviewServer } from './review/server.ts';
+import { type HttpContext, MCP_PATH, NO_OWNER, answer, rpcError } from './mcp-http.ts';
+import { type ReviewServer, REVIEW_PATH, reviewServer } from './review/server.ts';
 import { SessionTable } from './sessions.ts';
 
 /** The port `ws serve` uses when none is given. */
 export const DEFAULT_PORT = 7357;
-
-/** The path the HTTP server answers MCP on. */
-export const MCP_PATH = '/mcp';
 
 /** How long a stopping server lets calls in flight finish before it closes the store anyway. */
 const DRAIN_MS = 10_000;
@@ -115,11 +112,6 @@ export interface HttpServing {
   stop(): Promise<void>;
 }
 
-/** A JSON-RPC error answer, as the Streamable HTTP transport gives its own. */
-function rpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status, headers });
-}
-
 /**
  * The largest message the server reads (an HTTP body, a line on stdin): room for a
  * `write` of the largest file a mount stores, even where JSON escapes every byte
@@ -130,155 +122,99 @@ function bodyLimit(config: HostConfig): number {
   return Math.max(4 * 1024 * 1024, 6 * largest + 1024 * 1024);
 }
 
-/** `response` with `done` called once its body has been sent whole, failed or been dropped. */
-function whenSent(response: Response, done: () => void): Response {
-  if (response.body === null) {
-    done();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await reader.read();
-        if (next.done) {
-          done();
-          controller.close();
-        } else {
-          controller.enqueue(next.value);
-        }
-      } catch (err) {
-        done();
-        controller.error(err);
-      }
-    },
-    cancel(reason) {
-      done();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
 /** How often idle sessions are looked for: a quarter of the idle time, between 0.1 s and 30 s. */
 function sweepEvery(idleMs: number): number {
   return Math.min(30_000, Math.max(100, Math.floor(idleMs / 4)));
 }
 
-const NO_OWNER: Buffer = Buffer.alloc(0);
-
-/** How many closed sessions call for a full garbage collection. */
-const SESSIONS_PER_COLLECTION = 200;
-
 /**
  * Starts MCP over Streamable HTTP on 127.0.0.1. Each client session gets its own
  * protocol server over the one shared workspace, and belongs to the token that made it.
  * Requests without an accepted token are refused (unless `auth` is `none`), and so are
- * requests naming another host or coming from a web page of another origin, so a page in
- * a browser cannot reach the files through a DNS name that points at 127.0.0.1.
+ * requests naming another host or coming from a web page of another origin (`mcp-http.ts`).
  */
 export async function startMcpHttp(config: HostConfig, options: HttpOptions): Promise<HttpServing> {
   const sessions = new SessionTable<WebStandardStreamableHTTPServerTransport>({
     idleMs: config.sessionIdleSeconds * 1000,
     max: config.maxSessions,
   });
-  let gate: TokenGate | undefined;
-  let token: string | undefined;
   let review: ReviewServer | undefined;
-  if ((options.auth ?? { kind: 'token' }).kind === 'token') {
-    gate = new TokenGate(
-      tokenPath(config.storePath),
-      (accepted) => {
-        sessions.keepOwners(accepted);
-        review?.keepOwners(accepted);
-      },
-      log,
-    );
-    const opened = gate.open();
-    if (!opened.ok) throw new Error(opened.message);
-    if (opened.made) log(`made a new token in ${gate.path}`);
-    token = opened.tokens[0];
-  }
+  const opened =
+    (options.auth ?? { kind: 'token' }).kind === 'token'
+      ? openGate(config, (accepted) => {
+          sessions.keepOwners(accepted);
+          review?.keepOwners(accepted);
+        })
+      : undefined;
+  const gate = opened?.gate;
   const host = await openHost(config, { watch: true });
-  const tokens = gate;
   review = reviewServer({
     workspace: host.workspace,
-    signInRequired: tokens !== undefined,
-    admitBearer: (header) => (tokens === undefined ? { ok: true, owner: NO_OWNER } : tokens.admit(header)),
+    signInRequired: gate !== undefined,
+    admitBearer: (header) => (gate === undefined ? { ok: true, owner: NO_OWNER } : gate.admit(header)),
     log,
   });
-  const calls = new CallTracker();
-  const maxRequestBodySize = bodyLimit(config);
-  let local: ReadonlySet<string> = new Set();
-  let closedSessions = 0;
-
-  async function answer(req: Request): Promise<Response> {
-    const url = new URL(req.url);
-    const reviewing = isReviewPath(url.pathname);
-    if (url.pathname !== MCP_PATH && !reviewing) return new Response(`ws: the MCP endpoint is ${MCP_PATH}; the review page is ${REVIEW_PATH}\n`, { status: 404 });
-    const hostHeader = req.headers.get('host') ?? '';
-    const origin = req.headers.get('origin');
-    if (!local.has(hostHeader) || (origin !== null && !local.has(origin.replace(/^http:\/\//, '')))) {
-      return new Response('ws: only clients on this machine that name 127.0.0.1 or localhost may connect\n', { status: 403 });
-    }
-    // The page has its own sign-in (a cookie from a one-time link); its API changes files only by POST.
-    if (reviewing && review !== undefined) return review.answer(req, url);
-    let owner = NO_OWNER;
-    if (gate !== undefined) {
-      const admitted = gate.admit(req.headers.get('authorization'));
-      if (!admitted.ok) {
-        return rpcError(admitted.status, admitted.message, admitted.challenge === undefined ? {} : { 'WWW-Authenticate': admitted.challenge });
-      }
-      owner = admitted.owner;
-    }
-    const id = req.headers.get('mcp-session-id');
-    if (id !== null) {
-      const known = sessions.find(id, owner);
-      if (!known) return rpcError(404, 'Unknown or closed MCP session; start a new one with an initialize request.');
-      // A POST's answer streams until its call is done; a GET is a client listening, not a call.
-      if (req.method !== 'POST') {
-        sessions.touch(known);
-        return known.transport.handleRequest(req);
-      }
-      const settled = sessions.begin(known);
-      try {
-        return whenSent(await known.transport.handleRequest(req), settled);
-      } catch (err) {
-        settled();
-        throw err;
-      }
-    }
-    if (req.method !== 'POST') return rpcError(400, 'No MCP session; start one with an initialize request (POST).');
-    const server = createMcpServer(host.workspace, config.resultMaxChars, calls);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      maxRequestBodySize,
-      onsessioninitialized: (sid) => {
-        sessions.add(sid, owner, transport, async () => {
-          await server.close();
-          // Sessions leave much garbage behind; where many close, a full collection now
-          // and then hands it back, so RSS stays near an idle server's, not just bounded.
-          if (++closedSessions % SESSIONS_PER_COLLECTION === 0) Bun.gc(true);
-        });
-      },
-      onsessionclosed: (sid) => {
-        sessions.forget(sid);
-        void server.close().catch(() => {});
-      },
-    });
-    server.onerror = (err) => log(`MCP: ${err.message}`);
-    await server.connect(transport);
-    const response = await transport.handleRequest(req);
-    // Anything but an initialize request leaves no session behind: drop its server.
-    if (transport.sessionId === undefined) await server.close();
-    return response;
-  }
-
+  const ctx: HttpContext = {
+    workspace: host.workspace,
+    resultMaxChars: config.resultMaxChars,
+    maxRequestBodySize: bodyLimit(config),
+    sessions,
+    gate,
+    review,
+    calls: new CallTracker(),
+    log,
+    local: new Set(),
+    closedSessions: 0,
+  };
   let server: ReturnType<typeof Bun.serve>;
   try {
-    server = Bun.serve({
+    server = listen(ctx, options.port);
+  } catch (err) {
+    host.close();
+    throw err;
+  }
+  const sweeper = setInterval(() => {
+    const closed = sessions.sweep();
+    if (closed > 0) log(`closed ${closed === 1 ? 'a session' : `${closed} sessions`} unused for ${config.sessionIdleSeconds} s (${sessions.size} live)`);
+  }, sweepEvery(config.sessionIdleSeconds * 1000));
+  sweeper.unref();
+  const base = `http://127.0.0.1:${server.port}`;
+  ctx.local = new Set([`127.0.0.1:${server.port}`, `localhost:${server.port}`]);
+  const token = opened?.token;
+  return {
+    url: `${base}${MCP_PATH}`,
+    token,
+    reviewLink: gate === undefined ? `${base}${REVIEW_PATH}` : review.signInLink(base, token === undefined ? NO_OWNER : tokenDigest(token)),
+    tokenFile: gate?.path,
+    sessionCount: () => sessions.size,
+    async stop() {
+      clearInterval(sweeper);
+      ctx.review.close();
+      const closing = server.stop();
+      await ctx.calls.settled(DRAIN_MS);
+      await sessions.closeAll();
+      await server.stop(true);
+      await closing;
+      host.close();
+    },
+  };
+}
+
+/** The token file's gate, opened (made with a first token where there is none), and its first token. */
+function openGate(config: HostConfig, keepOwners: (accepted: readonly Buffer[]) => void): { gate: TokenGate; token: string | undefined } {
+  const gate = new TokenGate(tokenPath(config.storePath), keepOwners, log);
+  const opened = gate.open();
+  if (!opened.ok) throw new Error(opened.message);
+  if (opened.made) log(`made a new token in ${gate.path}`);
+  return { gate, token: opened.tokens[0] };
+}
+
+/** Listens on 127.0.0.1:`port`; a port in use is one sentence. */
+function listen(ctx: HttpContext, port: number): ReturnType<typeof Bun.serve> {
+  try {
+    return Bun.serve({
       hostname: '127.0.0.1',
-      port: options.port,
+      port,
       // Server-sent event streams stay open between messages.
       idleTimeout: 0,
       development: false,
@@ -287,7 +223,7 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
       reusePort: false,
       async fetch(req) {
         try {
-          return await answer(req);
+          return await answer(ctx, req);
         } catch (err) {
           log(`HTTP: ${err instanceof Error ? err.message : String(err)}`);
           return rpcError(500, 'ws could not answer this request; the server log says why.');
@@ -295,38 +231,11 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
       },
     });
   } catch (err) {
-    host.close();
     if ((err as { code?: string }).code === 'EADDRINUSE') {
-      throw new Error(`port ${options.port} on 127.0.0.1 is in use; choose another with --port N (0 picks a free one).`);
+      throw new Error(`port ${port} on 127.0.0.1 is in use; choose another with --port N (0 picks a free one).`);
     }
     throw err;
   }
-  const sweeper = setInterval(() => {
-    const closed = sessions.sweep();
-    if (closed > 0) log(`closed ${closed === 1 ? 'a session' : `${closed} sessions`} unused for ${config.sessionIdleSeconds} s (${sessions.size} live)`);
-  }, sweepEvery(config.sessionIdleSeconds * 1000));
-  sweeper.unref();
-  local = new Set([`127.0.0.1:${server.port}`, `localhost:${server.port}`]);
-  const url = `http://127.0.0.1:${server.port}${MCP_PATH}`;
-  const reviewLink = review.signInLink(`http://127.0.0.1:${server.port}`, token === undefined ? NO_OWNER : tokenDigest(token));
-  const reviewing = review;
-  return {
-    url,
-    token,
-    reviewLink: gate === undefined ? `http://127.0.0.1:${server.port}${REVIEW_PATH}` : reviewLink,
-    tokenFile: gate?.path,
-    sessionCount: () => sessions.size,
-    async stop() {
-      clearInterval(sweeper);
-      reviewing.close();
-      const closing = server.stop();
-      await calls.settled(DRAIN_MS);
-      await sessions.closeAll();
-      await server.stop(true);
-      await closing;
-      host.close();
-    },
-  };
 }
 
 /** How a client starts this `ws`: the compiled executable itself, or `bun` with the script that runs now. */

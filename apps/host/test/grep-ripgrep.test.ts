@@ -13,20 +13,9 @@ import type { Host } from '../src/host.ts';
 import { openHost } from '../src/host.ts';
 import { tempDir } from './fixtures.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
+import { seededBelow } from '../../../test/random.ts';
 
 const RG = Bun.which('rg');
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
-}
 
 const WORDS = ['return', 'foo12', 'Foo', 'bar', 'import x', 'start', 'end', 'a.b(c', 'TODO', 'x', '  ', 'ünï', '$', 'returned'];
 const EXTENSIONS = ['ts', 'tsx', 'js', 'py', 'md', 'txt', 'rs', 'log', 'tmp'];
@@ -34,7 +23,7 @@ const DIRS = ['', 'src', 'src/gen', 'docs', 'build', 'pkg', 'pkg/out', 'pkg/src'
 
 /** The generated tree: file path → content. */
 function generatedTree(seed: number): Record<string, string | Uint8Array> {
-  const r = random(seed);
+  const r = seededBelow(seed);
   const files: Record<string, string | Uint8Array> = {
     '.gitignore': 'build/\n*.log\n/pkg/out/\n',
     'src/.gitignore': 'gen/\n!keep.log\n*.tmp\n',

@@ -14,6 +14,7 @@ import type { Host } from '../src/host.ts';
 import type { StoreMount } from '../src/mounts/store-backed/mount.ts';
 import { applyHunks, rawLines, reviewHunks } from '../src/review/hunks.ts';
 import { storeHost } from './host-fixtures.ts';
+import { mulberry32 } from '../../../test/random.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const lines = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
@@ -32,17 +33,6 @@ async function setUp(files: Record<string, string | Uint8Array>, mount: Record<s
   return { ...made, m, call, disk: (p: string) => readFileSync(join(made.root, p), 'utf8') };
 }
 
-/** A tiny seeded generator (mulberry32), so a failure repeats. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('hunks, byte for byte', () => {
   test('raw lines keep every byte, line endings included', () => {
@@ -52,7 +42,7 @@ describe('hunks, byte for byte', () => {
 
   const seed = Number(process.env.WS_SEED ?? 18);
   test(`applying every hunk gives the draft, none gives disk, a subset only its lines (seed ${seed})`, () => {
-    const next = random(seed);
+    const next = mulberry32(seed);
     const pieces = ['a\n', 'b\n', 'c\r\n', '\xff\xfe\n', 'tail', 'x\n', 'y\n', 'é\n'];
     const text = (n: number) => Array.from({ length: n }, () => pieces[Math.floor(next() * pieces.length)]).join('');
     for (let round = 0; round < 300; round++) {

@@ -14,22 +14,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GrepFile, search } from '../src/index.ts';
+import { seededBelow } from '../../../test/random.ts';
 
 const FILES = 400;
 const TOTAL_BYTES = 48 * 1024 * 1024;
 const RUNS = 9;
-
-/** A small deterministic generator (mulberry32), so every run searches the same tree. */
-function random(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
-}
 
 const IDS = [
   'value', 'index', 'result', 'options', 'config', 'handler', 'buffer', 'items', 'count', 'state', 'render', 'update',
@@ -45,7 +34,7 @@ const ACCENTED = ['caf\u00e9', 'na\u00efve', 'r\u00e9sum\u00e9', '\ud83d\ude00',
  * No line's own text ends in a CR and all of it is valid UTF-8, where ws and rg differ by design.
  */
 function generateFile(k: number, bytes: number): string {
-  const r = random(k + 1);
+  const r = seededBelow(k + 1);
   const pick = <T>(xs: readonly T[]) => xs[r(xs.length)];
   const hasFoo = k % 2 === 0;
   const hasNeedle = k % 20 === 7;
@@ -75,7 +64,7 @@ function generateFile(k: number, bytes: number): string {
 }
 
 function generateTree(dir: string): { paths: string[]; bytes: number; crlf: number } {
-  const r = random(2026);
+  const r = seededBelow(2026);
   const weights = Array.from({ length: FILES }, () => 1 + r(8));
   const sum = weights.reduce((a, b) => a + b, 0);
   const paths: string[] = [];

@@ -4,6 +4,7 @@
  */
 import { fileText } from '@ws/text';
 import { type EditSpec, type PlannedEdit, type Replacements, hunksOf, planEdits, receipt } from '../src/index.ts';
+import { lcsLength } from '../test/lcs-table.ts';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -123,19 +124,6 @@ function naiveReceipt(edits: readonly PlannedEdit[], r: Replacements): string[] 
   );
 }
 
-/** The textbook LCS table: every pair of lines (the reference diff's cost). */
-function tableLcs(a: readonly string[], b: readonly string[]): number {
-  const row = new Int32Array(b.length + 1);
-  for (let i = a.length - 1; i >= 0; i--) {
-    let diag = 0;
-    for (let j = b.length - 1; j >= 0; j--) {
-      const keep = row[j];
-      row[j] = a[i] === b[j] ? diag + 1 : Math.max(row[j], row[j + 1]);
-      diag = keep;
-    }
-  }
-  return row[0];
-}
 
 // diff: a 10,000-line file with 100 changed lines, and with every line changed, against the LCS table.
 {
@@ -144,7 +132,7 @@ function tableLcs(a: readonly string[], b: readonly string[]): number {
   const every = a.map((l) => `${l}!`);
   const t1 = time(11, () => hunksOf(a, some));
   const t2 = time(11, () => hunksOf(a, every));
-  const n = time(1, () => tableLcs(a.slice(0, 2_000), some.slice(0, 2_000))) * 25;
+  const n = time(1, () => lcsLength(a.slice(0, 2_000), some.slice(0, 2_000))) * 25;
   console.log(
     `diff     10,000 lines, 100 changed: median ${ms(t1)}; every line changed: ${ms(t2)} (target ≤ 50 ms, ${Math.max(t1, t2) <= 50 ? 'within' : 'OVER'}); ` +
       `LCS table (2,000² × 25) ${ms(n)} (${(n / t1).toFixed(0)}× slower)`,

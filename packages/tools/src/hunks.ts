@@ -10,26 +10,23 @@ import { matchLines } from './line-diff.ts';
 export const CONTEXT = 3;
 
 /** One hunk: where it begins (0-based) and how many lines it covers in each text, and its lines. */
-export interface Hunk {
-  readonly aStart: number;
-  readonly aLength: number;
-  readonly bStart: number;
-  readonly bLength: number;
+export interface Hunk extends HunkExtent {
   /** Each line with its mark: ` `, `-` or `+`. */
   readonly lines: readonly string[];
 }
 
 /** A run of lines changed: `a[a0..a1)` replaced by `b[b0..b1)`. */
-interface Change {
+export interface LineChange {
   readonly a0: number;
   readonly a1: number;
   readonly b0: number;
   readonly b1: number;
 }
 
-function changesOf(a: readonly string[], b: readonly string[]): Change[] {
+/** The runs of lines changed between `a` and `b`, in order. */
+export function lineChanges(a: readonly string[], b: readonly string[]): LineChange[] {
   const m = matchLines(a, b);
-  const changes: Change[] = [];
+  const changes: LineChange[] = [];
   let i = 0;
   let j = 0;
   for (let k = 0; k <= m.a.length; k++) {
@@ -42,10 +39,25 @@ function changesOf(a: readonly string[], b: readonly string[]): Change[] {
   return changes;
 }
 
-/** The hunks turning `a` into `b`, with `context` lines around each change; changes closer than twice that share a hunk. */
-export function hunksOf(a: readonly string[], b: readonly string[], context = CONTEXT): Hunk[] {
-  const changes = changesOf(a, b);
-  const hunks: Hunk[] = [];
+/** Where a hunk begins (0-based) and how many lines it covers in each text. */
+export interface HunkExtent {
+  readonly aStart: number;
+  readonly aLength: number;
+  readonly bStart: number;
+  readonly bLength: number;
+}
+
+/** One hunk's extent and the changes it groups. */
+export interface HunkSpan extends HunkExtent {
+  readonly changes: readonly LineChange[];
+}
+
+/**
+ * The changes of a text of `aLines` lines grouped into hunks with `context` lines around
+ * each change: changes closer than twice that share a hunk.
+ */
+export function hunkSpans(aLines: number, changes: readonly LineChange[], context = CONTEXT): HunkSpan[] {
+  const spans: HunkSpan[] = [];
   let g = 0;
   while (g < changes.length) {
     let last = g;
@@ -53,26 +65,41 @@ export function hunksOf(a: readonly string[], b: readonly string[], context = CO
     const first = changes[g];
     const end = changes[last];
     const lead = Math.min(context, first.a0);
-    const trail = Math.min(context, a.length - end.a1);
-    const lines: string[] = [];
-    for (let i = first.a0 - lead; i < first.a0; i++) lines.push(` ${a[i]}`);
-    for (let c = g; c <= last; c++) {
-      const ch = changes[c];
-      for (let i = ch.a0; i < ch.a1; i++) lines.push(`-${a[i]}`);
-      for (let j = ch.b0; j < ch.b1; j++) lines.push(`+${b[j]}`);
-      const next = c < last ? changes[c + 1].a0 : ch.a1 + trail;
-      for (let i = ch.a1; i < next; i++) lines.push(` ${a[i]}`);
-    }
+    const trail = Math.min(context, aLines - end.a1);
     const aStart = first.a0 - lead;
     const bStart = first.b0 - lead;
-    hunks.push({ aStart, aLength: end.a1 + trail - aStart, bStart, bLength: end.b1 + trail - bStart, lines });
+    spans.push({ aStart, aLength: end.a1 + trail - aStart, bStart, bLength: end.b1 + trail - bStart, changes: changes.slice(g, last + 1) });
     g = last + 1;
   }
-  return hunks;
+  return spans;
+}
+
+/**
+ * A hunk's lines in order, each with its mark and its index: in the first text for ` `
+ * and `-`, in the second for `+`.
+ */
+export function eachHunkLine(span: HunkSpan, visit: (mark: ' ' | '-' | '+', index: number) => void): void {
+  const { changes } = span;
+  for (let i = span.aStart; i < changes[0].a0; i++) visit(' ', i);
+  changes.forEach((ch, c) => {
+    for (let i = ch.a0; i < ch.a1; i++) visit('-', i);
+    for (let j = ch.b0; j < ch.b1; j++) visit('+', j);
+    const next = c < changes.length - 1 ? changes[c + 1].a0 : span.aStart + span.aLength;
+    for (let i = ch.a1; i < next; i++) visit(' ', i);
+  });
+}
+
+/** The hunks turning `a` into `b`, with `context` lines around each change; changes closer than twice that share a hunk. */
+export function hunksOf(a: readonly string[], b: readonly string[], context = CONTEXT): Hunk[] {
+  return hunkSpans(a.length, lineChanges(a, b), context).map((span) => {
+    const lines: string[] = [];
+    eachHunkLine(span, (mark, i) => lines.push(`${mark}${mark === '+' ? b[i] : a[i]}`));
+    return { aStart: span.aStart, aLength: span.aLength, bStart: span.bStart, bLength: span.bLength, lines };
+  });
 }
 
 /** `@@ -3,7 +3,8 @@`: 1-based starts, or the line before where a side has no lines. */
-export function hunkHeader(h: Hunk): string {
+export function hunkHeader(h: HunkExtent): string {
   const side = (start: number, length: number) => `${length === 0 ? start : start + 1},${length}`;
   return `@@ -${side(h.aStart, h.aLength)} +${side(h.bStart, h.bLength)} @@`;
 }

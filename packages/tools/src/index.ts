@@ -26,7 +26,17 @@ export type {
 } from './workspace.ts';
 export { withDraftsNote } from './drafts-note.ts';
 export { type PlannedChange, changedSinceRead, commitAll, MAX_PLANS } from './commit-all.ts';
-export { type Hunk, hunkHeader, hunksOf } from './hunks.ts';
+export {
+  type Hunk,
+  type HunkExtent,
+  type HunkSpan,
+  type LineChange,
+  eachHunkLine,
+  hunkHeader,
+  hunkSpans,
+  hunksOf,
+  lineChanges,
+} from './hunks.ts';
 export { type LineMatches, linesChanged, matchLines } from './line-diff.ts';
 export { type Splice, spliceBytes } from './edit-plan.ts';
 export { draftsStatusNote, keptDraftsNote, noAgreedVersion, noSuchVersion, notOnThisMount } from './errors.ts';

@@ -4,6 +4,7 @@ import { handleToolCall, hunksOf, linesChanged, matchLines } from '../src/index.
 import { diffOffsetPast, notOnThisMount } from '../src/errors.ts';
 import { MAX_COST } from '../src/line-diff.ts';
 import { type Hunk } from '../src/hunks.ts';
+import { lcsLength } from './lcs-table.ts';
 import { bytesOf, memoryWorkspace } from './memory-workspace.ts';
 import { runs } from './seed.ts';
 
@@ -25,20 +26,6 @@ function apply(a: readonly string[], hunks: readonly Hunk[]): string[] {
   }
   while (at < a.length) out.push(a[at++]);
   return out;
-}
-
-/** The length of a longest common subsequence, by the textbook table. */
-function lcsLength(a: readonly string[], b: readonly string[]): number {
-  const row = new Array(b.length + 1).fill(0);
-  for (let i = a.length - 1; i >= 0; i--) {
-    let diag = 0;
-    for (let j = b.length - 1; j >= 0; j--) {
-      const keep = row[j];
-      row[j] = a[i] === b[j] ? diag + 1 : Math.max(row[j], row[j + 1]);
-      diag = keep;
-    }
-  }
-  return row[0];
 }
 
 const lines = fc.array(fc.constantFrom('a', 'b', 'c', '', '}', 'x y'), { maxLength: 40 });

@@ -5,18 +5,7 @@
  * endings as raw bytes (Latin-1 code units), so applying every hunk gives the draft
  * exactly, applying none gives disk exactly, and no byte is ever transcoded.
  */
-import { matchLines } from '@ws/tools';
-
-/** Lines of context around each change, as `diff` shows them. */
-export const CONTEXT_LINES = 3;
-
-/** One run of lines changed: disk's `a[a0..a1)` replaced by the draft's `b[b0..b1)`. */
-export interface LineChange {
-  readonly a0: number;
-  readonly a1: number;
-  readonly b0: number;
-  readonly b1: number;
-}
+import { type LineChange, eachHunkLine, hunkHeader, hunkSpans, lineChanges } from '@ws/tools';
 
 /** One line of a hunk as the page shows it. */
 export interface HunkLine {
@@ -61,57 +50,17 @@ function shown(raw: string): string {
   return Buffer.from(body, 'latin1').toString('utf8');
 }
 
-function changesOf(a: readonly string[], b: readonly string[]): LineChange[] {
-  const m = matchLines(a, b);
-  const changes: LineChange[] = [];
-  let i = 0;
-  let j = 0;
-  for (let k = 0; k <= m.a.length; k++) {
-    const ni = k < m.a.length ? m.a[k] : a.length;
-    const nj = k < m.b.length ? m.b[k] : b.length;
-    if (ni > i || nj > j) changes.push({ a0: i, a1: ni, b0: j, b1: nj });
-    i = ni + 1;
-    j = nj + 1;
-  }
-  return changes;
-}
-
-/** The hunks turning `disk` into `draft` (`null`: absent, as no lines). */
+/** The hunks turning `disk` into `draft` (`null`: absent, as no lines), grouped as `diff` groups them. */
 export function reviewHunks(disk: Uint8Array | null, draft: Uint8Array | null): ReviewHunk[] {
   const a = disk === null ? [] : rawLines(disk);
   const b = draft === null ? [] : rawLines(draft);
-  const changes = changesOf(a, b);
-  const hunks: ReviewHunk[] = [];
-  let g = 0;
-  while (g < changes.length) {
-    let last = g;
-    while (last + 1 < changes.length && changes[last + 1].a0 - changes[last].a1 <= 2 * CONTEXT_LINES) last++;
-    const group = changes.slice(g, last + 1);
-    const first = group[0];
-    const end = group[group.length - 1];
-    const lead = Math.min(CONTEXT_LINES, first.a0);
-    const trail = Math.min(CONTEXT_LINES, a.length - end.a1);
+  return hunkSpans(a.length, lineChanges(a, b)).map((span, index) => {
     const lines: HunkLine[] = [];
-    let removed = 0;
-    let added = 0;
-    for (let i = first.a0 - lead; i < first.a0; i++) lines.push({ mark: ' ', text: shown(a[i]), line: i + 1 });
-    group.forEach((ch, c) => {
-      for (let i = ch.a0; i < ch.a1; i++) lines.push({ mark: '-', text: shown(a[i]), line: i + 1 });
-      for (let j = ch.b0; j < ch.b1; j++) lines.push({ mark: '+', text: shown(b[j]), line: j + 1 });
-      removed += ch.a1 - ch.a0;
-      added += ch.b1 - ch.b0;
-      const next = c < group.length - 1 ? group[c + 1].a0 : ch.a1 + trail;
-      for (let i = ch.a1; i < next; i++) lines.push({ mark: ' ', text: shown(a[i]), line: i + 1 });
-    });
-    const aStart = first.a0 - lead;
-    const bStart = first.b0 - lead;
-    const aLength = end.a1 + trail - aStart;
-    const bLength = end.b1 + trail - bStart;
-    const side = (start: number, length: number) => `${length === 0 ? start : start + 1},${length}`;
-    hunks.push({ index: hunks.length, header: `@@ -${side(aStart, aLength)} +${side(bStart, bLength)} @@`, changes: group, lines, removed, added });
-    g = last + 1;
-  }
-  return hunks;
+    eachHunkLine(span, (mark, i) => lines.push({ mark, text: shown(mark === '+' ? b[i] : a[i]), line: i + 1 }));
+    const removed = span.changes.reduce((n, ch) => n + ch.a1 - ch.a0, 0);
+    const added = span.changes.reduce((n, ch) => n + ch.b1 - ch.b0, 0);
+    return { index, header: hunkHeader(span), changes: span.changes, lines, removed, added };
+  });
 }
 
 /**

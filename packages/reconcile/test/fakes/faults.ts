@@ -43,16 +43,7 @@ export class Faults {
 }
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as rng } from '../../../../test/random.ts';
 
 /** A deterministic 64-bit content hash for the fakes (two FNV-1a lanes), as hex. */
 export function fakeHash(bytes: Uint8Array): string {

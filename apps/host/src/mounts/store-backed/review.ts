@@ -227,11 +227,13 @@ function stale(path: string, why: string): Stale {
   return { ok: false, stale: true, message: `${path} ${why} since the page showed it; nothing was changed, and it is shown again.` };
 }
 
-/** Refuses where disk or the draft no longer holds what the page showed. */
-function checkShown(path: string, at: Now, shown: Shown): Stale | null {
+/** The path now, after the read's disk check; refused as stale where disk or the draft no longer holds what the page showed. */
+async function nowAsShown(ctx: StoreMountContext, path: string, shown: Shown): Promise<Now | Refusal | Stale> {
+  const at = await now(ctx, path);
+  if ('ok' in at) return at;
   if (hashOf(at.disk) !== shown.disk) return stale(path, 'changed on disk');
   if (hashOf(at.draft) !== shown.draft) return stale(path, "changed in the agent's workspace");
-  return null;
+  return at;
 }
 
 /** Pushes `path` with the guard (never forced); null when disk now holds the workspace's copy, else why not. */
@@ -256,10 +258,8 @@ export async function reviewHunkChoice(
   reject: readonly number[],
 ): Promise<ReviewOutcome> {
   if (ctx.config.readOnly) return { ok: false, message: ctx.words.readOnly() };
-  const at = await now(ctx, path);
+  const at = await nowAsShown(ctx, path, shown);
   if ('ok' in at) return at;
-  const changed = checkShown(path, at, shown);
-  if (changed !== null) return changed;
   if (at.kind === 'conflict') return stale(path, 'became a conflict');
   if (at.kind !== 'draft') return stale(path, at.kind === 'none' ? 'no longer has a draft' : 'is a deletion now');
   if (at.diskNotText !== undefined) return { ok: false, message: `${at.diskNotText}; accept or reject the whole file.` };
@@ -305,10 +305,8 @@ export async function reviewHunkChoice(
  */
 export async function reviewWhole(ctx: StoreMountContext, path: string, shown: Shown, choice: 'accept' | 'reject'): Promise<ReviewOutcome> {
   if (ctx.config.readOnly) return { ok: false, message: ctx.words.readOnly() };
-  const at = await now(ctx, path);
+  const at = await nowAsShown(ctx, path, shown);
   if ('ok' in at) return at;
-  const changed = checkShown(path, at, shown);
-  if (changed !== null) return changed;
   const whole = at.kind === 'deletion' || (at.kind === 'draft' && at.diskNotText !== undefined);
   if (!whole) return stale(path, at.kind === 'draft' ? 'has hunks to choose from' : `is ${at.kind === 'none' ? 'no longer a draft' : 'a conflict now'}`);
   const branch = ctx.store.selectedBranch();
@@ -341,10 +339,8 @@ export async function reviewSettle(
   if (merged !== undefined && merged.length > ctx.config.maxFileSize) {
     return { ok: false, message: ctx.words.contentTooLarge(path, merged.length, ctx.config.maxFileSize) };
   }
-  const at = await now(ctx, path);
+  const at = await nowAsShown(ctx, path, shown);
   if ('ok' in at) return at;
-  const changed = checkShown(path, at, shown);
-  if (changed !== null) return changed;
   if (at.kind !== 'conflict') return stale(path, 'is no longer a conflict');
   // Disk's copy as shown becomes the agreed version (a discard: the draft stays in history).
   const taken = await ctx.reconciler.discard({ scope: { kind: 'paths', paths: [path] } });
