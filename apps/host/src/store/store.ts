@@ -32,6 +32,14 @@ export interface Version {
   readonly source: VersionSource;
 }
 
+/** What the search index says about blobs holding some terms. */
+export interface BlobLookup {
+  /** Indexed blobs whose text may hold every term (a superset of those that do). */
+  readonly may: ReadonlySet<Hash>;
+  /** Blobs the index does not cover (not yet indexed, or kept out): any of them may hold the terms. */
+  readonly unindexed: ReadonlySet<Hash>;
+}
+
 /** A file a branch's tree holds, with its entry. */
 export interface TreeFile {
   readonly path: string;
@@ -74,6 +82,18 @@ export interface Store extends StorePort {
    * (for suggesting a mistyped path without walking disk).
    */
   pathsNamed(branch: string, mount: string, name: string, limit: number): string[];
+  /** Blobs' bytes by hash, many at once (a hash the store lacks is left out). */
+  getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array>;
+  /**
+   * The search index: which blobs may hold every one of `terms` (ASCII strings of at
+   * least three characters). A blob neither in `may` nor in `unindexed` holds them not.
+   */
+  blobsMayHold(terms: readonly string[]): BlobLookup;
+  /**
+   * Adds blobs the search index lacks, in small transactions, for about `budgetMs` (none
+   * while a write transaction is open); answers how many are left.
+   */
+  indexSome(budgetMs: number): number;
   /** Commits anything open and lets go of the store. */
   close(): void;
 }

@@ -134,10 +134,10 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     async list(path, options) {
       return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive)), refuse);
     },
-    async *searchFiles(path): AsyncIterable<SearchFile> {
+    async *searchFiles(path, query): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
       const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path)), (message) => [{ path, source: 'skip' as const, reason: message }]);
-      yield* searchBytes(ctx, plan);
+      yield* searchBytes(ctx, plan, query);
     },
     async commit(changes, intent) {
       return refuseBeforeLock(ctx, changes) ?? guarded(ctx, { verb: 'Storing the change to', path: changes[0]?.path }, () => lock.run(() => commitChanges(ctx, changes, intent)), refuse);
