@@ -11,7 +11,7 @@
 import { indexTerms } from '@ws/grep';
 import { showsFile } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
-import { type StoreMountContext, scopeOf } from './context.ts';
+import { type StoreMountContext, compare, scopeOf } from './context.ts';
 
 /** One file grep looks at, as planned under the lock. */
 export type SearchItem =
@@ -25,10 +25,51 @@ export type SearchItem =
   | { readonly path: string; readonly source: 'disk' }
   | { readonly path: string; readonly source: 'skip'; readonly reason: string; readonly tooLarge?: true };
 
-/** The files grep looks at under `path` (contained already), decided under the lock. */
-export async function searchPlan(ctx: StoreMountContext, path: string): Promise<SearchItem[]> {
+/**
+ * The plan a pass would make, from the records alone, for a store that holds what disk
+ * does (a watched mount whose watcher has passed over all it saw): or undefined where the
+ * records hold anything only a pass settles — an effect pending, a conflict, or a path the
+ * store and the evidence tell different stories about — and the search passes after all.
+ */
+function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): SearchItem[] | undefined {
+  const { config } = ctx;
+  const plan: SearchItem[] = [];
+  for (const rec of ctx.store.scan(branch, config.name, dir)) {
+    if (rec.pending !== null || rec.mark?.conflict) return undefined;
+    if (rec.tree !== null) {
+      plan.push({ path: rec.path, source: 'workspace', hash: rec.tree.hash, size: rec.tree.size });
+      continue;
+    }
+    if (rec.mark?.tombstone) continue; // deleted in the workspace: not shown
+    const evidence = rec.evidence;
+    if (evidence === null || evidence.kind === 'absent') {
+      if (rec.mark !== null) return undefined;
+      continue;
+    }
+    if (evidence.kind === 'text') return undefined; // disk's text the branch doesn't hold: the pass decides
+    // A file disk holds that the store doesn't keep (binary or too large): disk-only.
+    plan.push(
+      evidence.why === 'too-large'
+        ? { path: rec.path, source: 'skip', reason: ctx.words.overLimit(evidence.size, config.maxFileSize), tooLarge: true }
+        : { path: rec.path, source: 'disk' },
+    );
+  }
+  return plan.sort((a, b) => compare(a.path, b.path));
+}
+
+/**
+ * The files grep looks at under `path` (contained already), decided under the lock: after
+ * a pass over the path, or — `settled`: the mount's watcher keeps the store current — from
+ * the records alone.
+ */
+export async function searchPlan(ctx: StoreMountContext, path: string, settled = false): Promise<SearchItem[]> {
   const { store, config } = ctx;
   const branch = store.selectedBranch();
+  if (settled && ctx.checksDisk) {
+    const scope = await scopeOf(ctx, path, branch);
+    const fromRecords = scope.kind === 'directory' ? planFromRecords(ctx, branch, scope.path) : undefined;
+    if (fromRecords !== undefined) return fromRecords;
+  }
   const fromStore = () =>
     store.treeFiles(branch, config.name, path).map((f): SearchItem => ({ path: f.path, source: 'workspace', hash: f.entry.hash, size: f.entry.size }));
   if (!ctx.checksDisk) return fromStore();
