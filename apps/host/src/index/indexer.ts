@@ -3,8 +3,9 @@
  * index lacks, a short slice at a time under the store lock, whenever the host is idle —
  * so a tool call waits at most one slice, never for the index. Until a blob is indexed
  * grep reads it (the store says which are not), so answers never wait on the index
- * either. The one rule: the indexer only ever calls `store.indexSome`, which adds a blob's
- * row and marks it in one transaction.
+ * either. At a quiet moment (the index current) it also collects unreferenced blobs now
+ * and then. The one rule: it only ever calls `store.indexSome`, which adds a blob's row
+ * and marks it in one transaction, and `store.collectBlobs`, one transaction too.
  */
 import type { Lock } from '../store/lock.ts';
 import type { Store } from '../store/store.ts';
@@ -13,6 +14,9 @@ import type { Store } from '../store/store.ts';
 export const SLICE_MS = 15;
 /** How often an idle indexer looks for blobs a sync added. */
 export const IDLE_MS = 1_000;
+/** How often an idle host collects unreferenced blobs, and how long one stays unreferenced before it goes. */
+export const COLLECT_EVERY_MS = 10 * 60_000;
+export const COLLECT_GRACE_MS = 60 * 60_000;
 
 /** A running indexer. */
 export interface Indexer {
@@ -33,6 +37,7 @@ export function startIndexer(store: Store, lock: Lock, options: { readonly slice
   let timer: ReturnType<typeof setTimeout> | undefined;
   let waiters: (() => void)[] = [];
   let failedOnce = false;
+  let collectedAt = -Infinity;
 
   const later = (ms: number) => {
     if (stopped) return;
@@ -52,6 +57,14 @@ export function startIndexer(store: Store, lock: Lock, options: { readonly slice
       failedOnce = true;
       later(idleMs * 10);
       return;
+    }
+    if (left === 0 && performance.now() - collectedAt >= COLLECT_EVERY_MS) {
+      collectedAt = performance.now();
+      try {
+        await lock.run(async () => (stopped ? undefined : store.collectBlobs(COLLECT_GRACE_MS)));
+      } catch (err) {
+        log(`collecting unreferenced blobs failed (${err instanceof Error ? err.message : String(err)}); it is tried again later.`);
+      }
     }
     if (left === 0) {
       const done = waiters;

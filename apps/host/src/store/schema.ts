@@ -98,9 +98,10 @@ export const MIGRATIONS: readonly Migration[] = [
         hash TEXT NOT NULL UNIQUE,
         size INTEGER NOT NULL,
         codec TEXT NOT NULL,
-        bytes BLOB NOT NULL,
         indexed INTEGER NOT NULL DEFAULT 0,
-        unreferenced_at INTEGER
+        unreferenced_at INTEGER,
+        -- Last: a row's other columns are read without walking its overflow pages.
+        bytes BLOB NOT NULL
       );
       CREATE INDEX blob_unindexed ON blob (id) WHERE indexed <> 1;
       CREATE VIRTUAL TABLE blob_text USING fts5(text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram');

@@ -41,6 +41,27 @@ export function matchQuery(terms: readonly string[]): string {
   return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ');
 }
 
+/** A hash as the host writes it (SHA-256, hex), wherever a record's JSON holds one. */
+const HASH_IN_RECORD = /[0-9a-f]{64}/g;
+
+/**
+ * Every blob hash anything refers to: a tree on any branch, a history row, and any hash
+ * a mark (a conflict's disk side, a tombstone's base), evidence or a pending effect holds
+ * — read from their JSON wherever it appears, so a record never loses its blob to a
+ * collection, whatever its shape.
+ */
+function referencedHashes(db: Database): Set<string> {
+  const refs = new Set<string>();
+  for (const r of db.query('SELECT DISTINCT hash FROM tree').all() as { hash: string }[]) refs.add(r.hash);
+  for (const r of db.query('SELECT DISTINCT hash FROM history WHERE hash IS NOT NULL').all() as { hash: string }[]) refs.add(r.hash);
+  for (const table of ['marks', 'evidence', 'pending']) {
+    for (const r of db.query(`SELECT record FROM ${table}`).all() as { record: string }[]) {
+      for (const m of r.record.matchAll(HASH_IN_RECORD)) refs.add(m[0]);
+    }
+  }
+  return refs;
+}
+
 /** `path` is the directory `?3` or beneath it (`''`: every path). */
 const UNDER = "(?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))";
 
@@ -293,6 +314,36 @@ export class SqliteStore implements Store {
         }
       }).immediate();
       return this.unindexedCount();
+    });
+  }
+
+  collectBlobs(graceMs: number, now: number = Date.now()): { readonly marked: number; readonly removed: number } {
+    return this.guard('written', () => {
+      if (this.db.inTransaction) return { marked: 0, removed: 0 };
+      let marked = 0;
+      let removed = 0;
+      this.db.transaction(() => {
+        const refs = referencedHashes(this.db);
+        const rows = this.db.query('SELECT id, hash, indexed, unreferenced_at FROM blob').all() as {
+          id: number;
+          hash: string;
+          indexed: number;
+          unreferenced_at: number | null;
+        }[];
+        for (const b of rows) {
+          if (refs.has(b.hash)) {
+            if (b.unreferenced_at !== null) this.q.keepBlob.run(b.id);
+          } else if (b.unreferenced_at === null) {
+            this.db.run('UPDATE blob SET unreferenced_at = ? WHERE id = ?', [now, b.id]);
+            marked++;
+          } else if (now - b.unreferenced_at >= graceMs) {
+            if (b.indexed === 1) this.db.run('DELETE FROM blob_text WHERE rowid = ?', [b.id]);
+            this.db.run('DELETE FROM blob WHERE id = ?', [b.id]);
+            removed++;
+          }
+        }
+      }).immediate();
+      return { marked, removed };
     });
   }
 

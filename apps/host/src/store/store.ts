@@ -94,6 +94,13 @@ export interface Store extends StorePort {
    * while a write transaction is open); answers how many are left.
    */
   indexSome(budgetMs: number): number;
+  /**
+   * Collects blobs nothing refers to (no tree, history row, mark, evidence or pending
+   * effect), in one transaction: a blob found unreferenced is marked, and removed (with
+   * its index row) at a later collection at least `graceMs` on, if still unreferenced.
+   * Does nothing while a write transaction is open.
+   */
+  collectBlobs(graceMs: number, now?: number): { readonly marked: number; readonly removed: number };
   /** Commits anything open and lets go of the store. */
   close(): void;
 }
