@@ -198,13 +198,15 @@ export function indexTerms(pattern: string, options: PatternOptions): string[] |
     if (term.length >= 3) terms.push(term);
     term = '';
   };
-  for (const e of matcher.prefilter.run) {
-    // A set (`\d`, `\w`) is no character to look up: it ends a term. So does a NUL or a
-    // line end, which an index of text need not keep.
-    if (typeof e === 'number' && e !== 0 && e !== 10 && e !== 13) term += String.fromCharCode(e);
-    else close();
+  for (const run of matcher.prefilter.runs) {
+    for (const e of run) {
+      // A set (`\d`, `\w`) is no character to look up: it ends a term. So does a NUL or a
+      // line end, which an index of text need not keep.
+      if (typeof e === 'number' && e !== 0 && e !== 10 && e !== 13) term += String.fromCharCode(e);
+      else close();
+    }
+    close();
   }
-  close();
   return terms.length > 0 ? terms : undefined;
 }
 

@@ -299,22 +299,34 @@ export class SqliteStore implements Store {
     return this.guard('written', () => {
       if (this.db.inTransaction) return this.unindexedCount();
       const until = now() + budgetMs;
-      // One transaction per call: each blob's row is added and the blob marked together,
-      // a blob at a time until the budget is spent (at least one, so it always moves on).
+      // One transaction per call: each blob's row is added and the blob marked together.
       const rows = this.q.unindexed.all(INDEX_BATCH) as { id: number; codec: string; bytes: Uint8Array }[];
       if (rows.length === 0) return 0;
-      this.db.transaction(() => {
-        for (const [k, r] of rows.entries()) {
-          if (k > 0 && now() >= until) break;
-          const bytes = unpackBlob(r.codec, r.bytes);
-          // Binary-looking text is kept out: a search always reads it (and reports it as binary).
-          const indexable = !looksBinary(bytes) && !bytes.includes(0);
-          if (indexable) this.q.indexText.run(r.id, textDecoder.decode(bytes));
-          this.q.setIndexed.run(indexable ? 1 : 2, r.id);
-        }
-      }).immediate();
+      // The index is derived from blobs that never change: its commits need no fsync of their
+      // own (a power loss may undo the last ones, whole, and the blobs are indexed again).
+      // The next record's commit, at FULL, makes them durable with it.
+      this.db.run('PRAGMA synchronous = NORMAL');
+      try {
+        this.indexRows(rows, until, now);
+      } finally {
+        this.db.run('PRAGMA synchronous = FULL');
+      }
       return this.unindexedCount();
     });
+  }
+
+  /** Indexes rows in one transaction, a blob at a time until `until` (at least one, so it always moves on). */
+  private indexRows(rows: readonly { id: number; codec: string; bytes: Uint8Array }[], until: number, now: () => number): void {
+    this.db.transaction(() => {
+      for (const [k, r] of rows.entries()) {
+        if (k > 0 && now() >= until) break;
+        const bytes = unpackBlob(r.codec, r.bytes);
+        // Binary-looking text is kept out: a search always reads it (and reports it as binary).
+        const indexable = !looksBinary(bytes) && !bytes.includes(0);
+        if (indexable) this.q.indexText.run(r.id, textDecoder.decode(bytes));
+        this.q.setIndexed.run(indexable ? 1 : 2, r.id);
+      }
+    }).immediate();
   }
 
   collectBlobs(graceMs: number, now: number = Date.now()): { readonly marked: number; readonly removed: number } {
