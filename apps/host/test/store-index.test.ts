@@ -48,7 +48,7 @@ describe('blobs in the store', () => {
 
 describe('the search index', () => {
   test('a query asks for every term’s trigrams, quotes doubled', () => {
-    expect(matchQuery(['abcdefg'])).toBe('"abc" AND "def" AND "efg"');
+    expect(matchQuery(['abcdef'])).toBe('"abc" AND "bcd" AND "cde" AND "def"');
     expect(matchQuery(['a"bc', 'abc'])).toBe('"a""b" AND """bc" AND "abc"');
   });
 

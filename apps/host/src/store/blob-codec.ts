@@ -23,6 +23,10 @@ export function packBlob(bytes: Uint8Array): { codec: BlobCodec; bytes: Uint8Arr
 /** A blob's bytes from what a row keeps. */
 export function unpackBlob(codec: string, bytes: Uint8Array): Uint8Array {
   if (codec === 'raw') return bytes;
-  if (codec === 'zstd') return new Uint8Array(Bun.zstdDecompressSync(bytes));
+  if (codec === 'zstd') {
+    // A view of the Buffer Bun returns, not a copy of it.
+    const out = Bun.zstdDecompressSync(bytes);
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  }
   throw new Error(`a blob is kept with the codec "${codec}", which this ws does not know`);
 }

@@ -30,14 +30,11 @@ const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
  * An FTS5 query for blobs whose text holds every term: each term's trigrams, ANDed
  * (each a quoted string, `"` doubled). A text holding a term holds each of its trigrams,
  * so every blob holding the terms is found; others may be too (a search confirms each).
- * Non-overlapping trigrams and the last one cover every character of the term.
  */
 export function matchQuery(terms: readonly string[]): string {
   const grams = new Set<string>();
-  for (const term of terms) {
-    for (let i = 0; i + 3 <= term.length; i += 3) grams.add(term.slice(i, i + 3));
-    if (term.length >= 3) grams.add(term.slice(term.length - 3));
-  }
+  // Every trigram: the index keeps no positions (`detail = none`), so each one more narrows.
+  for (const term of terms) for (let i = 0; i + 3 <= term.length; i++) grams.add(term.slice(i, i + 3));
   return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ');
 }
 
