@@ -244,9 +244,13 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
   return { source: file, resultMaxChars, sessionIdleSeconds, maxSessions, grepTimeoutMs, storePath, mounts };
 }
 
-/** The embedded default: the working directory as store-backed `work`, store at `.ws/store.sqlite`. */
+/**
+ * The embedded default: the working directory as store-backed `work`, watched
+ * (`watch = "always"`: a server's greps then read the store without a pass — the host
+ * README, "Watching"), store at `.ws/store.sqlite`. One-shot commands don't watch.
+ */
 export function defaultConfig(cwd: string): HostConfig {
-  return checkConfig({ mount: [{ name: 'work', path: '.' }] }, 'embedded default', cwd);
+  return checkConfig({ mount: [{ name: 'work', path: '.', watch: 'always' }] }, 'embedded default', cwd);
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { insideRel } from './disk/contain.ts';
 import { grepWorkers } from './grep/runner.ts';
+import { type Indexer, startIndexer } from './index/indexer.ts';
 import { directMount } from './mounts/direct.ts';
 import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
 import { type Lock, StoreLock } from './store/lock.ts';
@@ -30,6 +31,8 @@ export interface Host {
   readonly workspace: Workspace;
   /** The store, when any mount is store-backed. */
   readonly store: Store | undefined;
+  /** The background indexer of a long-running host (`watch: true`) with a store. */
+  readonly indexer: Indexer | undefined;
   readonly branches: {
     list(): BranchInfo[];
     create(name: string): Promise<BranchOutcome>;
@@ -110,6 +113,9 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
     : undefined;
 
+  // A long-running host builds grep's index while idle; a one-shot command never waits for it.
+  const indexer = options.watch && store !== undefined ? startIndexer(store, lock) : undefined;
+
   // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call.
   const workers = grepWorkers();
   const workspace: Workspace = {
@@ -121,6 +127,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     config,
     workspace,
     store,
+    indexer,
     branches: branchCommands(store, lock),
     async acceptNewRoots(name) {
       const chosen = storeMounts.filter((m) => name === undefined || m.name === name);
@@ -136,6 +143,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
       return { ok: true, data: { mounts } };
     },
     close() {
+      indexer?.stop();
       workers.close();
       watchers?.stop();
       store?.close();

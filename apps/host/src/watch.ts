@@ -95,6 +95,7 @@ function watchMount(mount: StoreMount, storePath: string): Watching {
   }
 
   let watcher: TreeWatch | undefined;
+  let healthy = false;
   try {
     watcher = watchTree(
       root,
@@ -103,15 +104,30 @@ function watchMount(mount: StoreMount, storePath: string): Watching {
         schedule();
       },
       (why) => {
+        healthy = false;
         if (!stopped) log(`the watcher on ${mount.name} stopped (${why}); run sync to take disk's changes in.`);
       },
     );
+    healthy = true;
   } catch (err) {
     log(`could not watch ${root} (${err instanceof Error ? err.message : String(err)}); run sync to take disk's changes in.`);
   }
+  // The mount asks before a search whether what the watcher saw is all passed over.
+  mount.watchedBy({
+    async settle() {
+      if (!healthy || stopped) return false;
+      if (timer !== undefined) {
+        clearTimeout(timer);
+        flush();
+      }
+      await running;
+      return healthy && !stopped && pending.size === 0 && timer === undefined;
+    },
+  });
   return {
     stop() {
       stopped = true;
+      healthy = false;
       watcher?.close();
       if (timer !== undefined) clearTimeout(timer);
     },

@@ -311,7 +311,7 @@ describe('ws serve on the embedded default', () => {
     writeFileSync(join(dir, 'hello.txt'), 'hello from the default\n');
     const serving = await startServe(undefined, dir);
     try {
-      expect(serving.stdout()).toContain(`mounts: work = ${dir} (store, watch on-tool-call)`);
+      expect(serving.stdout()).toContain(`mounts: work = ${dir} (store, watch always)`);
       const client = await connectHttp(serving);
       expect((await mcpCall(client, 'read', { path: 'work/hello.txt' })).data.content).toBe('1\thello from the default');
       await client.close();

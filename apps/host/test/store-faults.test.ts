@@ -4,13 +4,13 @@
  * damaged page found mid-call, and a full disk, are one sentence naming the store.
  */
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
-import { Database } from 'bun:sqlite';
+import { Database, constants } from 'bun:sqlite';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleToolCall } from '@ws/tools';
 import { openHost } from '../src/host.ts';
 import { SCHEMA_VERSION } from '../src/store/schema.ts';
-import { tempDir } from './fixtures.ts';
+import { seededRandom, tempDir } from './fixtures.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
 import { makeWorkspace, ws } from './ws-process.ts';
 
@@ -88,7 +88,7 @@ describe('a busy store', () => {
   test('a store another connection keeps write-locked for a second is waited for, and never called damaged', async () => {
     const { w, store } = await storedWorkspace();
     const script = `
-      import { Database } from 'bun:sqlite';
+      import { Database, constants } from 'bun:sqlite';
       const db = new Database(${JSON.stringify(store)});
       db.run('BEGIN IMMEDIATE');
       db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', 'x')");
@@ -110,15 +110,20 @@ describe('a busy store', () => {
 
 describe('a store failing mid-call is one sentence', () => {
   test('a damaged page found by a read is the read\'s error, and the store is left as it was', async () => {
-    const big = `${'0123456789abcdef'.repeat(4)}\n`.repeat(2_000); // 130 KB: the blob spans overflow pages
+    // 130 KB of seeded random hex: even packed, the blob spans overflow pages.
+    const random = seededRandom(7);
+    const hex = () => '0123456789abcdef'[random(16)];
+    const big = Array.from({ length: 2_000 }, () => `${Array.from({ length: 64 }, hex).join('')}\n`).join('');
     const { w, storeDir, store } = await storedWorkspace({ 'a.txt': big });
+    // immutable: reading the page list makes no -wal or -shm.
+    const stat = new Database(`file:${store}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
+    const overflow = stat.query("SELECT pageno FROM dbstat WHERE name = 'blob' AND pagetype = 'overflow'").all() as { pageno: number }[];
+    stat.close();
     const bytes = readFileSync(store);
-    const isText = (b: number) => (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || b === 0x0a;
     let damaged = 0;
-    for (let at = PAGE; at < bytes.length; at += PAGE) {
-      // An overflow page: a 4-byte pointer to the next page, then nothing but the text.
-      if (!bytes.subarray(at + 4, at + 68).every(isText)) continue;
-      bytes.writeUInt32BE(0xfffffff0, at);
+    for (const { pageno } of overflow) {
+      // An overflow page starts with a 4-byte pointer to the next one.
+      bytes.writeUInt32BE(0xfffffff0, (pageno - 1) * PAGE);
       damaged++;
     }
     expect(damaged).toBeGreaterThan(0);
@@ -148,7 +153,11 @@ describe('a store failing mid-call is one sentence', () => {
     const host = await openHost(config, { watch: false, store: { maxPageCount: 40 } });
     spy = spyOn(console, 'error');
     try {
-      const full = await handleToolCall(host.workspace, { name: 'write', input: { path: 'work/big.txt', content: 'x'.repeat(400_000) } });
+      // Seeded random letters: 400 KB that no codec packs under the store's 160 KB cap.
+      const random = seededRandom(11);
+      const letter = () => String.fromCharCode(97 + random(26));
+      const content = Array.from({ length: 400_000 }, letter).join('');
+      const full = await handleToolCall(host.workspace, { name: 'write', input: { path: 'work/big.txt', content } });
       expect(full).toEqual({
         success: false,
         error: `The disk is full: the store ${config.storePath} could not be written, so this change was not stored. Free some space and try again.`,

@@ -46,7 +46,7 @@ describe('the SQLite store', () => {
     store.barrier();
     store.close();
     const db = new Database(path);
-    expect(db.query('SELECT COUNT(*) AS n FROM blobs').get()).toEqual({ n: 1 });
+    expect(db.query('SELECT COUNT(*) AS n FROM blob').get()).toEqual({ n: 1 });
     db.close();
   });
 
@@ -155,13 +155,25 @@ describe('the SQLite store', () => {
     db.run('CREATE INDEX history_by_path ON history (branch, mount, path, seq)');
     db.run("INSERT INTO history (branch, mount, path, hash, size, mode, at) VALUES ('main', 'work', 'old.txt', 'h1', 3, NULL, 1), ('main', 'work', 'old.txt', NULL, NULL, NULL, 2)");
     db.run('DROP TABLE review_notes'); // migration 3's
+    // And its blobs table, with a text that packs and one too short to.
+    db.run('DROP TABLE blob');
+    db.run('DROP TABLE blob_text');
+    db.run('CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, bytes BLOB NOT NULL) WITHOUT ROWID');
+    const long = enc('a line that repeats\n'.repeat(500));
+    db.run('INSERT INTO blobs (hash, size, bytes) VALUES (?, ?, ?), (?, ?, ?)', [sha256(long), long.length, long, sha256(enc('hi')), 2, enc('hi')]);
     db.run('DELETE FROM migrations WHERE version > 1');
     db.close();
     const store = await openStore(path);
     expect(store.history('work', 'old.txt').map((v) => [v.hash, v.source])).toEqual([[null, 'delete'], ['h1', 'write']]);
+    expect(store.getBlob(sha256(long))).toEqual(long);
+    expect(store.getBlob(sha256(enc('hi')))).toEqual(enc('hi'));
     store.close();
     const after = new Database(path);
     expect(after.query('SELECT MAX(version) AS v FROM migrations').get()).toEqual({ v: MIGRATIONS.at(-1)!.version });
+    expect(after.query('SELECT hash, codec FROM blob ORDER BY size').all()).toEqual([
+      { hash: sha256(enc('hi')), codec: 'raw' },
+      { hash: sha256(long), codec: 'zstd' },
+    ]);
     after.close();
   });
 

@@ -1,6 +1,7 @@
 export {
   searchFiles,
   runMatchJob,
+  indexTerms,
   type GrepFile,
   type SearchOptions,
   type SearchSink,
@@ -13,6 +14,7 @@ export {
   type MatchRunner,
 } from './search.ts';
 export { search, matchesOf, type SearchAnswer, type FileMatches, type LineMatch } from './collect.ts';
+export type { PatternOptions } from './matcher.ts';
 export { FILE_TYPES, fileTypeFilter } from './file-types.ts';
 export { SLOW_TEST_MS } from './scan.ts';
 export { namesCr, namesBom } from './names-cr.ts';

@@ -16,6 +16,8 @@ export type RunElement = number | AsciiSet;
 export interface LiteralPrefilter {
   /** The run, as written in the pattern (before case folding). */
   readonly run: readonly RunElement[];
+  /** Every run every match contains, the chosen one among them, in pattern order. */
+  readonly runs: readonly (readonly RunElement[])[];
   /** False only when the bytes cannot hold a match. */
   mayMatch(bytes: Uint8Array): boolean;
 }
@@ -39,14 +41,14 @@ function weight(run: readonly RunElement[]): number {
   return run.reduce<number>((w, e) => w + (typeof e === 'number' ? 1 : 0.5), 0);
 }
 
-/** The weightiest run at the top level that every match contains, if the top level is a sequence. */
-function requiredRun(topLevel: readonly TopLevelAtom[]): RunElement[] {
+/** Every run at the top level that every match contains (each with a character), if the top level is a sequence. */
+export function requiredRuns(topLevel: readonly TopLevelAtom[]): RunElement[][] {
   if (topLevel.some((a) => a.kind === 'alternation')) return [];
-  let best: RunElement[] = [];
+  const runs: RunElement[][] = [];
   let run: RunElement[] = [];
   const close = () => {
     // A run needs a character to look for; sets alone are everywhere.
-    if (run.some((e) => typeof e === 'number') && weight(run) > weight(best)) best = run;
+    if (run.some((e) => typeof e === 'number')) runs.push(run);
     run = [];
   };
   for (const atom of topLevel) {
@@ -64,6 +66,13 @@ function requiredRun(topLevel: readonly TopLevelAtom[]): RunElement[] {
     }
   }
   close();
+  return runs;
+}
+
+/** The weightiest of the required runs (the first of equal weight). */
+function requiredRun(topLevel: readonly TopLevelAtom[]): RunElement[] {
+  let best: RunElement[] = [];
+  for (const run of requiredRuns(topLevel)) if (weight(run) > weight(best)) best = run;
   return best;
 }
 
@@ -112,6 +121,7 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
 
   return {
     run,
+    runs: requiredRuns(topLevel),
     mayMatch(bytes) {
       // Past this many false starts, decoding costs less than looking on: let the file through.
       let budget = 64 + (bytes.length >> 4);

@@ -30,6 +30,18 @@ export type GrepFile =
       /** Why the caller did not read it; reported as given. */
       readonly skipped: string;
       readonly version?: string;
+    }
+  | {
+      readonly path: string;
+      /**
+       * The caller knows the file holds none of `indexTerms(pattern, options)` (an index
+       * said so), so no line of it matches: it counts as searched, unread. Only where
+       * `indexTerms` gave terms, and only for a file whose bytes would not look binary.
+       */
+      readonly noMatch: true;
+      /** Its size in bytes (checked against `maxFileSize`). */
+      readonly size: number;
+      readonly version?: string;
     };
 
 /** Why a file was not searched. */
@@ -165,6 +177,39 @@ function flag(field: string, value: unknown): boolean {
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const clockOf = (options: SearchOptions) => options.now ?? (() => performance.now());
 
+/**
+ * Text every line the pattern matches contains (with `multiline`, every match), from the
+ * pattern's syntax: ASCII strings of at least three characters, for an index to pick the
+ * files that may match. Undefined where no such text is certain, where the pattern is bad
+ * (the search says why), or where the search needs every file's line ends (the pattern
+ * names a CR or a BOM). With `caseInsensitive`, the terms match in either case.
+ */
+export function indexTerms(pattern: string, options: PatternOptions): string[] | undefined {
+  let matcher: Matcher;
+  try {
+    matcher = compileMatcher(pattern, options);
+  } catch {
+    return undefined;
+  }
+  if (matcher.namesCr || matcher.namesBom || matcher.prefilter === undefined) return undefined;
+  const terms: string[] = [];
+  let term = '';
+  const close = () => {
+    if (term.length >= 3) terms.push(term);
+    term = '';
+  };
+  for (const run of matcher.prefilter.runs) {
+    for (const e of run) {
+      // A set (`\d`, `\w`) is no character to look up: it ends a term. So does a NUL or a
+      // line end, which an index of text need not keep.
+      if (typeof e === 'number' && e !== 0 && e !== 10 && e !== 13) term += String.fromCharCode(e);
+      else close();
+    }
+    close();
+  }
+  return terms.length > 0 ? terms : undefined;
+}
+
 /** Runs one job in this thread: decode, then scan under the job's time limit. */
 export function runMatchJob(job: MatchJob, now: () => number = () => performance.now(), progress?: (line: number) => void): MatchJobResult {
   const matcher = compileMatcher(job.pattern, job.options);
@@ -264,6 +309,18 @@ export async function searchFiles(
     const { path } = file;
     const labelled = file.version === undefined ? {} : { version: file.version };
     if (ofType !== undefined && !ofType(path.slice(path.lastIndexOf('/') + 1))) continue;
+    if ('noMatch' in file) {
+      if (maxFileSize !== undefined && file.size > maxFileSize) {
+        sink.skipped?.({ path, ...labelled, reason: { kind: 'over-size', size: file.size, limit: maxFileSize } });
+        continue;
+      }
+      if (budget - spent <= 0) {
+        stopped = { path, ...labelled, line: 1, lost: false };
+        break;
+      }
+      filesSearched++;
+      continue;
+    }
     if (!('bytes' in file)) {
       sink.skipped?.({ path, ...labelled, reason: { kind: 'not-read', why: file.skipped } });
       continue;

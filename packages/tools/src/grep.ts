@@ -29,7 +29,7 @@ import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 import { outputOf, scope, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
-import type { Mount, Workspace } from './workspace.ts';
+import type { Mount, SearchQuery, Workspace } from './workspace.ts';
 
 const schema = z.strictObject({
   pattern: z.string().min(1).describe('A JavaScript regex.'),
@@ -67,11 +67,12 @@ function pathFilter(workspace: Workspace, glob: string | undefined, within: stri
 async function* filesOf(
   scopes: readonly { mount: Mount; rel: string }[],
   keep: (path: string) => boolean,
+  query: SearchQuery,
   call: CallContext,
   count: { offered: number },
 ): AsyncIterable<GrepFile> {
   for (const { mount, rel } of scopes) {
-    for await (const file of mount.searchFiles(rel)) {
+    for await (const file of mount.searchFiles(rel, query)) {
       // A cancelled call searches no further; a call that asked for progress hears of each file.
       if (call.signal?.aborted) return;
       const path = prefixed(mount.name, file.path);
@@ -79,6 +80,7 @@ async function* filesOf(
       call.progress?.({ done: ++count.offered, message: 'files offered to the search' });
       const version = 'version' in file && file.version ? { version: file.version } : {};
       if ('skipped' in file) yield { path, skipped: file.tooLarge ? overSize(mount.maxFileSize) : file.skipped };
+      else if ('noMatch' in file) yield file.size > mount.maxFileSize ? { path, skipped: overSize(mount.maxFileSize), ...version } : { path, noMatch: true, size: file.size, ...version };
       else if (file.bytes.length > mount.maxFileSize) yield { path, skipped: overSize(mount.maxFileSize), ...version };
       else yield { path, bytes: file.bytes, ...version };
     }
@@ -214,7 +216,13 @@ async function grep(workspace: Workspace, input: Input, call: CallContext): Prom
   try {
     facts = await searchFiles(
       input.pattern,
-      filesOf(scopes, pathFilter(workspace, input.glob, within), call, count),
+      filesOf(
+        scopes,
+        pathFilter(workspace, input.glob, within),
+        { pattern: input.pattern, caseInsensitive: input.caseInsensitive ?? false, fixedStrings: input.fixedStrings ?? false, multiline },
+        call,
+        count,
+      ),
       {
         caseInsensitive: input.caseInsensitive ?? false,
         fixedStrings: input.fixedStrings ?? false,

@@ -18,6 +18,7 @@ export type {
   Refusal,
   Report,
   SearchFile,
+  SearchQuery,
   Version,
   VersionName,
   VersionSource,

@@ -70,7 +70,22 @@ export type SearchFile =
       readonly skipped: string;
       /** Set where it was not read for being over the mount's `maxFileSize` (grep counts those under one reason). */
       readonly tooLarge?: boolean;
+    }
+  | {
+      readonly path: string;
+      /** The mount's index says it holds none of the query's terms: searched, no line matches (`@ws/grep`'s `noMatch`). */
+      readonly noMatch: true;
+      readonly size: number;
+      readonly version?: 'conflicting-disk';
     };
+
+/** What grep looks for, so a mount with an index may answer `noMatch` for files that can't match. */
+export interface SearchQuery {
+  readonly pattern: string;
+  readonly caseInsensitive: boolean;
+  readonly fixedStrings: boolean;
+  readonly multiline: boolean;
+}
 
 /** One file's change in a commit: new bytes, or `null` to delete. */
 export interface Change {
@@ -176,7 +191,7 @@ export interface Mount {
    * grep should look at, in path order: the workspace copy on a store-backed mount
    * (plus a conflict's disk version), disk as it is on a direct mount.
    */
-  searchFiles(path: string): AsyncIterable<SearchFile>;
+  searchFiles(path: string, query?: SearchQuery): AsyncIterable<SearchFile>;
   /**
    * Stores every change or none (a read-only mount refuses). On a store-backed mount
    * the changes are drafts, pushed at once where the mount has `autoMaterialize`.

@@ -4,10 +4,15 @@
  * `migrations`; a store whose highest migration is newer than this code is refused.
  */
 
-/** One schema step: its number and the SQL that takes the previous schema to it. */
+import type { Database } from 'bun:sqlite';
+import { packBlob } from './blob-codec.ts';
+
+/** One schema step: its number and the SQL that takes the previous schema to it (and a step in code, where SQL alone can't). */
 export interface Migration {
   readonly version: number;
   readonly sql: string;
+  /** Runs after `sql`, in the same transaction. */
+  readonly apply?: (db: Database) => void;
 }
 
 /** Every migration, in order. Append only. */
@@ -94,6 +99,39 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (branch, mount, path)
       ) WITHOUT ROWID;
     `,
+  },
+  {
+    // A compact store with a search index (the host README, "The store on disk"). Blobs
+    // move to a plain rowid table (a WITHOUT ROWID table of large values reads slowly),
+    // each compressed where that pays (`codec`: 'raw' or 'zstd', per row). `blob_text` is
+    // an FTS5 trigram index of each blob's text, keyed by the blob's rowid; `indexed` says
+    // where a blob stands with it — 0 not yet, 1 in it, 2 kept out (binary-looking text):
+    // set in the same transaction that adds the row, so the two never disagree. `unreferenced_at`: when a collection first found nothing referring
+    // to the blob (it is removed a grace period later, if still unreferenced).
+    version: 4,
+    sql: `
+      CREATE TABLE blob (
+        id INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL UNIQUE,
+        size INTEGER NOT NULL,
+        codec TEXT NOT NULL,
+        indexed INTEGER NOT NULL DEFAULT 0,
+        unreferenced_at INTEGER,
+        -- Last: a row's other columns are read without walking its overflow pages.
+        bytes BLOB NOT NULL
+      );
+      CREATE INDEX blob_unindexed ON blob (id) WHERE indexed <> 1;
+      CREATE VIRTUAL TABLE blob_text USING fts5(text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram');
+    `,
+    apply(db) {
+      const put = db.prepare('INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?)');
+      for (const row of db.query('SELECT hash, bytes FROM blobs ORDER BY hash').iterate() as IterableIterator<{ hash: string; bytes: Uint8Array }>) {
+        const packed = packBlob(row.bytes);
+        put.run(row.hash, row.bytes.length, packed.codec, packed.bytes);
+      }
+      put.finalize();
+      db.run('DROP TABLE blobs');
+    },
   },
 ];
 

@@ -8,14 +8,56 @@
  */
 import type { Database, Statement } from 'bun:sqlite';
 import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, VersionCause, VersionSource } from '@ws/reconcile';
+import { looksBinary } from '@ws/text';
+import { packBlob, unpackBlob } from './blob-codec.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
-import type { BranchInfo, ReviewNote, Store, TreeFile, Version } from './store.ts';
+import type { BlobLookup, BranchInfo, ReviewNote, Store, TreeFile, Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
 export type { BranchInfo, Version } from './store.ts';
 
 /** The branch a new store starts on. */
 export const FIRST_BRANCH = 'main';
+
+/** How many blobs one statement of a batched read asks for. */
+const BLOB_CHUNK = 256;
+/** How many blobs one transaction of the background indexer adds. */
+const INDEX_BATCH = 32;
+
+const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * An FTS5 query for blobs whose text holds every term: each term's trigrams, ANDed
+ * (each a quoted string, `"` doubled). A text holding a term holds each of its trigrams,
+ * so every blob holding the terms is found; others may be too (a search confirms each).
+ */
+export function matchQuery(terms: readonly string[]): string {
+  const grams = new Set<string>();
+  // Every trigram: the index keeps no positions (`detail = none`), so each one more narrows.
+  for (const term of terms) for (let i = 0; i + 3 <= term.length; i++) grams.add(term.slice(i, i + 3));
+  return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ');
+}
+
+/** A hash as the host writes it (SHA-256, hex), wherever a record's JSON holds one. */
+const HASH_IN_RECORD = /[0-9a-f]{64}/g;
+
+/**
+ * Every blob hash anything refers to: a tree on any branch, a history row, and any hash
+ * a mark (a conflict's disk side, a tombstone's base), evidence or a pending effect holds
+ * — read from their JSON wherever it appears, so a record never loses its blob to a
+ * collection, whatever its shape.
+ */
+function referencedHashes(db: Database): Set<string> {
+  const refs = new Set<string>();
+  for (const r of db.query('SELECT DISTINCT hash FROM tree').all() as { hash: string }[]) refs.add(r.hash);
+  for (const r of db.query('SELECT DISTINCT hash FROM history WHERE hash IS NOT NULL').all() as { hash: string }[]) refs.add(r.hash);
+  for (const table of ['marks', 'evidence', 'pending']) {
+    for (const r of db.query(`SELECT record FROM ${table}`).all() as { record: string }[]) {
+      for (const m of r.record.matchAll(HASH_IN_RECORD)) refs.add(m[0]);
+    }
+  }
+  return refs;
+}
 
 /** `path` is the directory `?3` or beneath it (`''`: every path). */
 const UNDER = "(?3 = '' OR path = ?3 OR (path >= ?3 || '/' AND path < ?3 || '0'))";
@@ -94,8 +136,14 @@ export class SqliteStore implements Store {
       scanPending: prepare(`SELECT path, record FROM pending WHERE mount = ?2 AND ${UNDER}`),
       dataVersion: prepare('PRAGMA data_version'),
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
-      getBlob: prepare('SELECT bytes FROM blobs WHERE hash = ?'),
-      putBlob: prepare('INSERT OR IGNORE INTO blobs (hash, size, bytes) VALUES (?, ?, ?)'),
+      getBlob: prepare('SELECT codec, bytes FROM blob WHERE hash = ?'),
+      hasBlob: prepare('SELECT id, unreferenced_at FROM blob WHERE hash = ?'),
+      keepBlob: prepare('UPDATE blob SET unreferenced_at = NULL WHERE id = ?'),
+      putBlob: prepare('INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?)'),
+      unindexed: prepare('SELECT id, codec, bytes FROM blob WHERE indexed <> 1 AND indexed = 0 ORDER BY id LIMIT ?'),
+      unindexedHashes: prepare('SELECT hash FROM blob WHERE indexed <> 1'),
+      indexText: prepare('INSERT INTO blob_text (rowid, text) VALUES (?, ?)'),
+      setIndexed: prepare('UPDATE blob SET indexed = ? WHERE id = ?'),
       history: prepare('INSERT INTO history (branch, mount, path, hash, size, mode, at, source, moved_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       treeHash: prepare('SELECT hash, seq FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
       newestVersion: prepare('SELECT branch, hash, source FROM history WHERE mount = ? AND path = ? ORDER BY seq DESC LIMIT 1'),
@@ -206,7 +254,25 @@ export class SqliteStore implements Store {
   }
 
   getBlob(hash: Hash): Uint8Array | null {
-    return this.guard('read', () => (this.q.getBlob.get(hash) as { bytes: Uint8Array } | null)?.bytes ?? null);
+    return this.guard('read', () => {
+      const row = this.q.getBlob.get(hash) as { codec: string; bytes: Uint8Array } | null;
+      return row === null ? null : unpackBlob(row.codec, row.bytes);
+    });
+  }
+
+  getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array> {
+    return this.guard('read', () => {
+      const found = new Map<Hash, Uint8Array>();
+      // One statement per chunk: a search reads its blobs a few hundred at a time, not one by one.
+      for (let at = 0; at < hashes.length; at += BLOB_CHUNK) {
+        const chunk = hashes.slice(at, at + BLOB_CHUNK);
+        const rows = this.db
+          .query(`SELECT hash, codec, bytes FROM blob WHERE hash IN (${chunk.map(() => '?').join(',')})`)
+          .all(...chunk) as { hash: string; codec: string; bytes: Uint8Array }[];
+        for (const r of rows) found.set(r.hash, unpackBlob(r.codec, r.bytes));
+      }
+      return found;
+    });
   }
 
   putBlob(hash: Hash, bytes: Uint8Array): void {
@@ -215,7 +281,94 @@ export class SqliteStore implements Store {
     // A blob changes no record, so a cached scan stays good.
     this.guard('written', () => {
       this.begin();
-      this.q.putBlob.run(hash, bytes.length, bytes);
+      const known = this.q.hasBlob.get(hash) as { id: number; unreferenced_at: number | null } | null;
+      if (known !== null) {
+        // Referred to again: a collection's grace starts over when it next finds it unreferenced.
+        if (known.unreferenced_at !== null) this.q.keepBlob.run(known.id);
+        return;
+      }
+      const packed = packBlob(bytes);
+      this.q.putBlob.run(hash, bytes.length, packed.codec, packed.bytes);
+    });
+  }
+
+  indexSome(budgetMs: number, now: () => number = () => performance.now()): number {
+    return this.guard('written', () => {
+      if (this.db.inTransaction) return this.unindexedCount();
+      const until = now() + budgetMs;
+      // One transaction per call: each blob's row is added and the blob marked together.
+      const rows = this.q.unindexed.all(INDEX_BATCH) as { id: number; codec: string; bytes: Uint8Array }[];
+      if (rows.length === 0) return 0;
+      // The index is derived from blobs that never change: its commits need no fsync of their
+      // own (a power loss may undo the last ones, whole, and the blobs are indexed again).
+      // The next record's commit, at FULL, makes them durable with it.
+      this.db.run('PRAGMA synchronous = NORMAL');
+      try {
+        this.indexRows(rows, until, now);
+      } finally {
+        this.db.run('PRAGMA synchronous = FULL');
+      }
+      return this.unindexedCount();
+    });
+  }
+
+  /** Indexes rows in one transaction, a blob at a time until `until` (at least one, so it always moves on). */
+  private indexRows(rows: readonly { id: number; codec: string; bytes: Uint8Array }[], until: number, now: () => number): void {
+    this.db.transaction(() => {
+      for (const [k, r] of rows.entries()) {
+        if (k > 0 && now() >= until) break;
+        const bytes = unpackBlob(r.codec, r.bytes);
+        // Binary-looking text is kept out: a search always reads it (and reports it as binary).
+        const indexable = !looksBinary(bytes) && !bytes.includes(0);
+        if (indexable) this.q.indexText.run(r.id, textDecoder.decode(bytes));
+        this.q.setIndexed.run(indexable ? 1 : 2, r.id);
+      }
+    }).immediate();
+  }
+
+  collectBlobs(graceMs: number, now: number = Date.now()): { readonly marked: number; readonly removed: number } {
+    return this.guard('written', () => {
+      if (this.db.inTransaction) return { marked: 0, removed: 0 };
+      let marked = 0;
+      let removed = 0;
+      this.db.transaction(() => {
+        const refs = referencedHashes(this.db);
+        const rows = this.db.query('SELECT id, hash, indexed, unreferenced_at FROM blob').all() as {
+          id: number;
+          hash: string;
+          indexed: number;
+          unreferenced_at: number | null;
+        }[];
+        for (const b of rows) {
+          if (refs.has(b.hash)) {
+            if (b.unreferenced_at !== null) this.q.keepBlob.run(b.id);
+          } else if (b.unreferenced_at === null) {
+            this.db.run('UPDATE blob SET unreferenced_at = ? WHERE id = ?', [now, b.id]);
+            marked++;
+          } else if (now - b.unreferenced_at >= graceMs) {
+            if (b.indexed === 1) this.db.run('DELETE FROM blob_text WHERE rowid = ?', [b.id]);
+            this.db.run('DELETE FROM blob WHERE id = ?', [b.id]);
+            removed++;
+          }
+        }
+      }).immediate();
+      return { marked, removed };
+    });
+  }
+
+  private unindexedCount(): number {
+    return (this.db.query('SELECT COUNT(*) AS n FROM blob WHERE indexed = 0').get() as { n: number }).n;
+  }
+
+  blobsMayHold(terms: readonly string[]): BlobLookup {
+    return this.guard('read', () => {
+      const may = new Set<Hash>();
+      const rows = this.db
+        .query('SELECT b.hash FROM blob_text t JOIN blob b ON b.id = t.rowid WHERE blob_text MATCH ?')
+        .all(matchQuery(terms)) as { hash: string }[];
+      for (const r of rows) may.add(r.hash);
+      const unindexed = new Set((this.q.unindexedHashes.all() as { hash: string }[]).map((r) => r.hash));
+      return { may, unindexed };
     });
   }
 

@@ -43,6 +43,14 @@ export interface ReviewNote {
   readonly merged: number;
 }
 
+/** What the search index says about blobs holding some terms. */
+export interface BlobLookup {
+  /** Indexed blobs whose text may hold every term (a superset of those that do). */
+  readonly may: ReadonlySet<Hash>;
+  /** Blobs the index does not cover (not yet indexed, or kept out): any of them may hold the terms. */
+  readonly unindexed: ReadonlySet<Hash>;
+}
+
 /** A file a branch's tree holds, with its entry. */
 export interface TreeFile {
   readonly path: string;
@@ -89,6 +97,25 @@ export interface Store extends StorePort {
   addReviewNote(branch: string, mount: string, note: ReviewNote): void;
   /** The review notes of a mount at `path` (undefined: every path), in path order, removed as they are answered. */
   takeReviewNotes(branch: string, mount: string, path?: string): ReviewNote[];
+  /** Blobs' bytes by hash, many at once (a hash the store lacks is left out). */
+  getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array>;
+  /**
+   * The search index: which blobs may hold every one of `terms` (ASCII strings of at
+   * least three characters). A blob neither in `may` nor in `unindexed` holds them not.
+   */
+  blobsMayHold(terms: readonly string[]): BlobLookup;
+  /**
+   * Adds blobs the search index lacks, in small transactions, for about `budgetMs` (none
+   * while a write transaction is open); answers how many are left.
+   */
+  indexSome(budgetMs: number): number;
+  /**
+   * Collects blobs nothing refers to (no tree, history row, mark, evidence or pending
+   * effect), in one transaction: a blob found unreferenced is marked, and removed (with
+   * its index row) at a later collection at least `graceMs` on, if still unreferenced.
+   * Does nothing while a write transaction is open.
+   */
+  collectBlobs(graceMs: number, now?: number): { readonly marked: number; readonly removed: number };
   /** Commits anything open and lets go of the store. */
   close(): void;
 }

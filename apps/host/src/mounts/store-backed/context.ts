@@ -34,6 +34,15 @@ export function reconcileWork(work: Work | undefined): ReconcileWork {
   };
 }
 
+/** What a mount asks of its watcher. */
+export interface MountWatch {
+  /**
+   * Passes over whatever the watcher has seen change and not yet passed over; true when
+   * that is everything it saw and it still watches (false: a search must pass itself).
+   */
+  settle(): Promise<boolean>;
+}
+
 /** One store-backed mount's context, built once by `mount.ts`. */
 export interface StoreMountContext {
   readonly config: MountConfig;
@@ -56,6 +65,10 @@ export interface StoreMountContext {
     acceptingNewRoot: boolean;
     /** What the last whole-mount pass passed over, by reason. */
     lastPassedOver: Record<string, number>;
+    /** The mount's watcher (`watch = "always"`), once it runs. */
+    watch: MountWatch | undefined;
+    /** A whole-mount pass has been done since the watcher started: with the watcher's passes, the store holds what disk does. */
+    passedSinceWatch: boolean;
   };
 }
 

@@ -20,7 +20,7 @@ import { discardAt } from './discard.ts';
 import { draftsAt } from './drafts.ts';
 import { historyOf } from './history.ts';
 import { readVersionOf } from './read-version.ts';
-import type { Containment, Purpose, StoreMountContext } from './context.ts';
+import type { Containment, MountWatch, Purpose, StoreMountContext } from './context.ts';
 import { listPath } from './list.ts';
 import { materializePath } from './materialize.ts';
 import { readPath } from './read.ts';
@@ -56,6 +56,8 @@ export interface StoreMount extends Mount {
   passPaths(paths: readonly string[]): Promise<PassResult>;
   /** A pass over a directory a watcher saw appear or go (its files may not have been named). */
   passDirectory(path: string): Promise<PassResult>;
+  /** The mount's watcher starts: searches may then skip their pass (the host README, "A watched mount's grep"). */
+  watchedBy(watch: MountWatch): void;
   /** Resolves effects a stopped process left pending (run once at start). */
   recover(): Promise<PassResult>;
   /**
@@ -104,10 +106,13 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     },
     async pass(scope, options = {}) {
       const result = await reconciler.pass({ scope, ...options });
-      if (result.kind === 'done' && scope.kind === 'directory' && scope.path === '') ctx.memory.lastPassedOver = { ...result.passedOver };
+      if (result.kind === 'done' && scope.kind === 'directory' && scope.path === '') {
+        ctx.memory.lastPassedOver = { ...result.passedOver };
+        if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
+      }
       return result;
     },
-    memory: { acceptingNewRoot: false, lastPassedOver: {} },
+    memory: { acceptingNewRoot: false, lastPassedOver: {}, watch: undefined, passedSinceWatch: false },
   };
   return ctx;
 }
@@ -138,10 +143,12 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     async list(path, options, work) {
       return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive, work)), refuse);
     },
-    async *searchFiles(path): AsyncIterable<SearchFile> {
+    async *searchFiles(path, query): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
-      const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path)), (message) => [{ path, source: 'skip' as const, reason: message }]);
-      yield* searchBytes(ctx, plan);
+      // A watched mount's changes are passed over before the lock is taken (the watcher's passes take it).
+      const settled = ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
+      const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled)), (message) => [{ path, source: 'skip' as const, reason: message }]);
+      yield* searchBytes(ctx, plan, query);
     },
     async commit(changes, intent) {
       const committing = async () => withReviewNotes.commit(ctx, changes, await commitChanges(ctx, changes, intent));
@@ -177,6 +184,10 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     passDirectory: (path) => lock.run(() => ctx.pass({ kind: 'directory', path })),
     recover: () => lock.run(() => ctx.reconciler.recover()),
     review: reviewVerbs(ctx),
+    watchedBy(watch) {
+      ctx.memory.watch = watch;
+      ctx.memory.passedSinceWatch = false;
+    },
     candidates: (path) => guarded(ctx, { verb: 'Suggesting paths for', path }, () => closeTo(ctx, path), () => []),
   };
 }

@@ -1,24 +1,77 @@
 /**
  * grep's files on a store-backed mount: which files to search is decided under the lock
- * (a pass over the path), their bytes are read afterwards. The one rule: a search sees the
- * workspace view — S where the workspace holds the file (and a conflict's disk side),
- * disk only for a file the workspace doesn't store.
+ * (a pass over the path), their bytes are read afterwards, blobs a batch at a time. Where
+ * the pattern requires some text (`@ws/grep`'s `indexTerms`), the store's index names the
+ * blobs that may hold it; every other indexed blob is offered as `noMatch` (searched,
+ * unread). The one rule: a search sees the workspace view — S where the workspace holds
+ * the file (and a conflict's disk side), disk only for a file the workspace doesn't store
+ * — and the index only ever leaves out files that have no matching line, so the answer is
+ * the one a scan of every file gives.
  */
+import { indexTerms } from '@ws/grep';
 import { showsFile } from '@ws/reconcile';
-import type { SearchFile } from '@ws/tools';
-import { type StoreMountContext, scopeOf } from './context.ts';
+import type { SearchFile, SearchQuery } from '@ws/tools';
+import { type StoreMountContext, compare, scopeOf } from './context.ts';
 
 /** One file grep looks at, as planned under the lock. */
 export type SearchItem =
-  | { readonly path: string; readonly source: 'workspace'; readonly hash: string; readonly conflictHash?: string }
+  | {
+      readonly path: string;
+      readonly source: 'workspace';
+      readonly hash: string;
+      readonly size: number;
+      readonly conflict?: { readonly hash: string; readonly size: number };
+    }
   | { readonly path: string; readonly source: 'disk' }
   | { readonly path: string; readonly source: 'skip'; readonly reason: string; readonly tooLarge?: true };
 
-/** The files grep looks at under `path` (contained already), decided under the lock. */
-export async function searchPlan(ctx: StoreMountContext, path: string): Promise<SearchItem[]> {
+/**
+ * The plan a pass would make, from the records alone, for a store that holds what disk
+ * does (a watched mount whose watcher has passed over all it saw): or undefined where the
+ * records hold anything only a pass settles — an effect pending, a conflict, or a path the
+ * store and the evidence tell different stories about — and the search passes after all.
+ */
+function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): SearchItem[] | undefined {
+  const { config } = ctx;
+  const plan: SearchItem[] = [];
+  for (const rec of ctx.store.scan(branch, config.name, dir)) {
+    if (rec.pending !== null || rec.mark?.conflict) return undefined;
+    if (rec.tree !== null) {
+      plan.push({ path: rec.path, source: 'workspace', hash: rec.tree.hash, size: rec.tree.size });
+      continue;
+    }
+    if (rec.mark?.tombstone) continue; // deleted in the workspace: not shown
+    const evidence = rec.evidence;
+    if (evidence === null || evidence.kind === 'absent') {
+      if (rec.mark !== null) return undefined;
+      continue;
+    }
+    if (evidence.kind === 'text') return undefined; // disk's text the branch doesn't hold: the pass decides
+    // A file disk holds that the store doesn't keep (binary or too large): disk-only.
+    plan.push(
+      evidence.why === 'too-large'
+        ? { path: rec.path, source: 'skip', reason: ctx.words.overLimit(evidence.size, config.maxFileSize), tooLarge: true }
+        : { path: rec.path, source: 'disk' },
+    );
+  }
+  return plan.sort((a, b) => compare(a.path, b.path));
+}
+
+/**
+ * The files grep looks at under `path` (contained already), decided under the lock: after
+ * a pass over the path, or — `settled`: the mount's watcher keeps the store current — from
+ * the records alone.
+ */
+export async function searchPlan(ctx: StoreMountContext, path: string, settled = false): Promise<SearchItem[]> {
   const { store, config } = ctx;
   const branch = store.selectedBranch();
-  const fromStore = () => store.treeFiles(branch, config.name, path).map((f): SearchItem => ({ path: f.path, source: 'workspace', hash: f.entry.hash }));
+  if (settled && ctx.checksDisk) {
+    const scope = await scopeOf(ctx, path, branch);
+    const fromRecords = scope.kind === 'directory' ? planFromRecords(ctx, branch, scope.path) : undefined;
+    if (fromRecords !== undefined) return fromRecords;
+  }
+  const fromStore = () =>
+    store.treeFiles(branch, config.name, path).map((f): SearchItem => ({ path: f.path, source: 'workspace', hash: f.entry.hash, size: f.entry.size }));
   if (!ctx.checksDisk) return fromStore();
   const result = await ctx.pass(await scopeOf(ctx, path, branch));
   if (result.kind === 'gave-up') return fromStore();
@@ -26,9 +79,9 @@ export async function searchPlan(ctx: StoreMountContext, path: string): Promise<
   for (const r of result.paths) {
     if (!showsFile(r.state)) continue;
     const side = r.conflict?.diskSide;
-    const conflictHash = side?.kind === 'stored' && side.hash !== r.workspace?.hash ? side.hash : undefined;
+    const conflict = side?.kind === 'stored' && side.hash !== r.workspace?.hash ? { hash: side.hash, size: side.size } : undefined;
     if (r.workspace) {
-      plan.push({ path: r.path, source: 'workspace', hash: r.workspace.hash, ...(conflictHash ? { conflictHash } : {}) });
+      plan.push({ path: r.path, source: 'workspace', hash: r.workspace.hash, size: r.workspace.size, ...(conflict ? { conflict } : {}) });
     } else if (r.state === 'disk-only' && r.disk.kind === 'opaque') {
       plan.push(
         r.disk.why === 'too-large'
@@ -40,32 +93,75 @@ export async function searchPlan(ctx: StoreMountContext, path: string): Promise<
   return plan;
 }
 
-/** The bytes of each planned file, read outside the lock (blobs never change; disk is read as it is). */
-export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[]): AsyncIterable<SearchFile> {
-  for (const item of plan) {
-    let found: SearchFile[];
+/** How many planned files' blobs are read in one go. */
+const BATCH = 128;
+
+/**
+ * The bytes of each planned file, read outside the lock (blobs never change; disk is read
+ * as it is), in plan order; with a query the index can narrow, the files it rules out
+ * come as `noMatch`.
+ */
+export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query?: SearchQuery): AsyncIterable<SearchFile> {
+  const terms = query === undefined ? undefined : indexTerms(query.pattern, query);
+  let lookup: ReturnType<StoreMountContext['store']['blobsMayHold']> | undefined;
+  if (terms !== undefined) {
     try {
-      found = await bytesOf(ctx, item);
+      lookup = ctx.store.blobsMayHold(terms);
     } catch (err) {
-      // One file that can't be read is skipped with why; the search goes on.
+      // The index is an optimisation: without it every file is read.
       if (process.env.WS_DEBUG === '1') console.error(err);
-      const why = err instanceof Error ? err.message : String(err);
-      found = [{ path: item.path, skipped: err instanceof Error && err.name === 'StoreError' ? why : ctx.words.failed('Reading', item.path, why) }];
     }
-    yield* found;
+  }
+  const ruledOut = (hash: string) => lookup !== undefined && !lookup.may.has(hash) && !lookup.unindexed.has(hash);
+  for (let at = 0; at < plan.length; at += BATCH) {
+    const batch = plan.slice(at, at + BATCH);
+    let blobs: Map<string, Uint8Array> | undefined;
+    const wanted: string[] = [];
+    for (const item of batch) {
+      if (item.source !== 'workspace') continue;
+      if (!ruledOut(item.hash)) wanted.push(item.hash);
+      if (item.conflict && !ruledOut(item.conflict.hash)) wanted.push(item.conflict.hash);
+    }
+    let batchError: unknown;
+    try {
+      blobs = wanted.length === 0 ? new Map() : ctx.store.getBlobs(wanted);
+    } catch (err) {
+      batchError = err;
+    }
+    for (const item of batch) {
+      let found: SearchFile[];
+      try {
+        if (item.source === 'workspace' && batchError !== undefined) throw batchError;
+        found = await bytesOf(ctx, item, blobs ?? new Map(), ruledOut);
+      } catch (err) {
+        // One file that can't be read is skipped with why; the search goes on.
+        if (process.env.WS_DEBUG === '1') console.error(err);
+        const why = err instanceof Error ? err.message : String(err);
+        found = [{ path: item.path, skipped: err instanceof Error && err.name === 'StoreError' ? why : ctx.words.failed('Reading', item.path, why) }];
+      }
+      yield* found;
+    }
   }
 }
 
-async function bytesOf(ctx: StoreMountContext, item: SearchItem): Promise<SearchFile[]> {
+async function bytesOf(ctx: StoreMountContext, item: SearchItem, blobs: Map<string, Uint8Array>, ruledOut: (hash: string) => boolean): Promise<SearchFile[]> {
   if (item.source === 'skip') return [{ path: item.path, skipped: item.reason, ...(item.tooLarge ? { tooLarge: true } : {}) }];
   if (item.source === 'disk') {
     const read = await ctx.disk.read(item.path, ctx.config.maxFileSize);
     return read.kind === 'file' && read.bytes !== null ? [{ path: item.path, bytes: read.bytes }] : [];
   }
   const out: SearchFile[] = [];
-  const bytes = ctx.store.getBlob(item.hash);
-  if (bytes !== null) out.push({ path: item.path, bytes });
-  const other = item.conflictHash ? ctx.store.getBlob(item.conflictHash) : null;
-  if (other !== null) out.push({ path: item.path, bytes: other, version: 'conflicting-disk' });
+  if (ruledOut(item.hash)) out.push({ path: item.path, noMatch: true, size: item.size });
+  else {
+    const bytes = blobs.get(item.hash);
+    if (bytes !== undefined) out.push({ path: item.path, bytes });
+  }
+  if (item.conflict) {
+    if (ruledOut(item.conflict.hash)) out.push({ path: item.path, noMatch: true, size: item.conflict.size, version: 'conflicting-disk' });
+    else {
+      const other = blobs.get(item.conflict.hash);
+      if (other !== undefined) out.push({ path: item.path, bytes: other, version: 'conflicting-disk' });
+    }
+  }
   return out;
 }

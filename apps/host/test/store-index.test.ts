@@ -1,0 +1,135 @@
+/**
+ * The compact store: blobs packed per row and read back byte for byte, the search index
+ * built a slice at a time and never naming a blob that lacks the terms it was asked for,
+ * and unreferenced blobs collected after a grace period — never one a tree, a history
+ * row, a mark, evidence or a pending effect refers to.
+ */
+import { describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { join } from 'node:path';
+import { sha256 } from '../src/host.ts';
+import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { matchQuery } from '../src/store/sqlite-store.ts';
+import { enc, seededRandom, tempDir } from './fixtures.ts';
+
+const storePath = () => join(tempDir('ws-store-index-'), 'store.sqlite');
+
+describe('blobs in the store', () => {
+  test('any bytes pack and unpack to themselves: empty, short, text, random, and zstd-looking', () => {
+    const random = seededRandom(3);
+    const cases = [
+      new Uint8Array(0),
+      enc('hi'),
+      enc('a line\r\n'.repeat(1000)),
+      Uint8Array.from({ length: 5000 }, () => random(256)),
+      Bun.zstdCompressSync(enc('x'.repeat(999))),
+    ];
+    for (const bytes of cases) {
+      const packed = packBlob(bytes);
+      expect(unpackBlob(packed.codec, packed.bytes)).toEqual(bytes);
+    }
+    expect(packBlob(enc('a line\r\n'.repeat(1000))).codec).toBe('zstd');
+    expect(packBlob(Uint8Array.from({ length: 5000 }, () => random(256))).codec).toBe('raw');
+  });
+
+  test('a blob reads back whole, alone and in a batch; a hash the store lacks is left out', async () => {
+    const store = await openStore(storePath());
+    const texts = ['short', 'a longer text that packs, '.repeat(50), '\uFEFFbom\r\ncrlf\r\n'.repeat(40)].map(enc);
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    for (const t of texts) expect(store.getBlob(sha256(t))).toEqual(t);
+    const batch = store.getBlobs([...texts.map((t) => sha256(t)), sha256(enc('missing'))]);
+    expect(batch.size).toBe(3);
+    for (const t of texts) expect(batch.get(sha256(t))).toEqual(t);
+    store.close();
+  });
+});
+
+describe('the search index', () => {
+  test('a query asks for every term’s trigrams, quotes doubled', () => {
+    expect(matchQuery(['abcdef'])).toBe('"abc" AND "bcd" AND "cde" AND "def"');
+    expect(matchQuery(['a"bc', 'abc'])).toBe('"a""b" AND """bc" AND "abc"');
+  });
+
+  test('until a blob is indexed it is named unindexed; then only blobs holding every term are named', async () => {
+    const store = await openStore(storePath());
+    const random = seededRandom(9);
+    const words = ['createReconciler', 'return', 'Foo', 'ünï', 'function', 'Error'];
+    const texts: Uint8Array[] = [];
+    for (let i = 0; i < 40; i++) {
+      const line = Array.from({ length: 1 + random(6) }, () => words[random(words.length)]).join(' ');
+      texts.push(enc(`${line}\n${i}\n`));
+    }
+    const binary = new Uint8Array([0x72, 0x65, 0x74, 0, 0x75, 0x72, 0x6e]);
+    for (const t of [...texts, binary]) store.putBlob(sha256(t), t);
+    store.barrier();
+    const before = store.blobsMayHold(['createReconciler']);
+    expect(before.may.size).toBe(0);
+    expect(before.unindexed.size).toBe(41);
+    // A slice of no time still indexes one blob, so the indexer always moves on.
+    expect(store.indexSome(0)).toBe(40);
+    while (store.indexSome(5) > 0);
+    const holds = (t: Uint8Array, term: string) => new TextDecoder().decode(t).toLowerCase().includes(term.toLowerCase());
+    for (const terms of [['createReconciler'], ['return', 'Foo'], ['Error'], ['nowhere']]) {
+      const found = store.blobsMayHold(terms);
+      // Binary-looking text is kept out of the index: always a candidate.
+      expect([...found.unindexed]).toEqual([sha256(binary)]);
+      for (const t of texts) {
+        const all = terms.every((term) => holds(t, term));
+        if (all) expect(found.may.has(sha256(t))).toBe(true);
+      }
+      if (terms[0] === 'nowhere') expect(found.may.size).toBe(0);
+    }
+    store.close();
+  });
+});
+
+describe('collecting unreferenced blobs', () => {
+  test('a blob nothing refers to is marked, then removed after the grace period; referenced ones stay', async () => {
+    const path = storePath();
+    const store = await openStore(path);
+    const blob = (s: string) => {
+      const b = enc(`${s}\n`.repeat(20));
+      store.putBlob(sha256(b), b);
+      return sha256(b);
+    };
+    const inTree = blob('tree');
+    const inHistory = blob('history');
+    const inConflict = blob('conflict');
+    const inEvidence = blob('evidence');
+    const inPending = blob('pending');
+    const loose = blob('loose');
+    const later = blob('put again');
+    const cause = { source: 'write' } as const;
+    store.setTree('main', 'work', 'a.txt', { hash: inTree, size: 1, mode: null }, cause);
+    store.setTree('main', 'work', 'h.txt', { hash: inHistory, size: 1, mode: null }, cause);
+    store.setTree('main', 'work', 'h.txt', null, { source: 'delete' });
+    store.setMark('main', 'work', 'c.txt', {
+      origin: 'workspace',
+      tombstone: null,
+      conflict: { kind: 'both-changed', disk: { kind: 'stored', hash: inConflict, size: 1 }, diskChangedSince: false, diskNow: 'file' },
+    });
+    store.setEvidence('work', 'e.txt', { kind: 'text', hash: inEvidence, size: 1, mode: null, fingerprint: null });
+    store.setPending('work', 'p.txt', { kind: 'write', branch: 'main', hash: inPending, size: 1, mode: null, expect: { kind: 'absent' }, expectId: null, forced: false });
+    store.barrier();
+    while (store.indexSome(50) > 0);
+    const t0 = 1_000_000;
+    expect(store.collectBlobs(60_000, t0)).toEqual({ marked: 2, removed: 0 });
+    // Put again before the grace ends: it is kept, and its grace starts over.
+    store.putBlob(later, enc('put again\n'.repeat(20)));
+    store.barrier();
+    expect(store.collectBlobs(60_000, t0 + 30_000)).toEqual({ marked: 1, removed: 0 });
+    expect(store.collectBlobs(60_000, t0 + 60_000)).toEqual({ marked: 0, removed: 1 });
+    expect(store.getBlob(loose)).toBeNull();
+    for (const h of [inTree, inHistory, inConflict, inEvidence, inPending, later]) expect(store.getBlob(h)).not.toBeNull();
+    expect(store.collectBlobs(60_000, t0 + 90_000)).toEqual({ marked: 0, removed: 1 });
+    expect(store.getBlob(later)).toBeNull();
+    store.close();
+    // The index lost their rows with them: it names no blob the store lacks.
+    const db = new Database(path, { readonly: true });
+    const rows = db.query('SELECT COUNT(*) AS n FROM blob_text t WHERE NOT EXISTS (SELECT 1 FROM blob b WHERE b.id = t.rowid)').get();
+    db.close();
+    expect(rows).toEqual({ n: 0 });
+  });
+});
