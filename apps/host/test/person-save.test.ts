@@ -10,9 +10,9 @@
  * collisions, conflicts and plans again.
  */
 import { afterAll, expect, test } from 'bun:test';
-import { Database } from 'bun:sqlite';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openStore } from '../src/store/open-store.ts';
 import { connectStdio, makeWorkspace, mcpCall, type StdioSession } from './ws-process.ts';
 
 /** ws writes per mount: edits stored on the direct mount, files materialized on the store-backed one. */
@@ -168,18 +168,21 @@ test(`a person saving every 1–5 ms, by rename and in place, loses nothing to $
     });
   }
   // Each conflict's person text was in the store by the time the sync that kept disk's copy answered.
-  const db = new Database(join(ws.dir, '.ws/store.sqlite'), { readonly: true });
+  // Read through the store itself (its blobs are compressed), the server having stopped.
+  const store = await openStore(join(ws.dir, '.ws/store.sqlite'));
   const notInStore: string[] = [];
   for (const c of conflicts) {
     const rel = c.path.slice(2);
     const list = lists[wayOf(c.path)];
-    const rows = db
-      .query('SELECT b.bytes AS bytes FROM history h JOIN blobs b ON b.hash = h.hash WHERE h.mount = ? AND h.path = ? AND h.at <= ?')
-      .all('s', rel, c.syncedAt) as { bytes: Uint8Array }[];
-    const held = rows.some((r) => missing(personLines(new TextDecoder().decode(r.bytes)), list.indexOf(c.path), list.length, c.savedBefore).length === 0);
+    const texts = store
+      .history('s', rel)
+      .filter((v) => v.hash !== null && Date.parse(v.at) <= c.syncedAt)
+      .map((v) => store.getBlob(v.hash as string))
+      .filter((bytes): bytes is Uint8Array => bytes !== null);
+    const held = texts.some((bytes) => missing(personLines(new TextDecoder().decode(bytes)), list.indexOf(c.path), list.length, c.savedBefore).length === 0);
     if (!held) notInStore.push(`${c.path} (saves up to ${c.savedBefore})`);
   }
-  db.close();
+  store.close();
   for (const m of MOUNTS) {
     const t = tallies[m];
     const saves = WAYS.map((w) => `${last[w] + 1} by ${w}`).join(', ');
