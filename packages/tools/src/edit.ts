@@ -17,6 +17,7 @@ import {
   missingEdit,
   mountRootChange,
   readOnly,
+  largeFileChange,
 } from './errors.ts';
 import { suggestions } from './close-paths.ts';
 import { type Located, locate } from './paths.ts';
@@ -113,6 +114,8 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
       return fail(isDirectory(at.path, 'edit'));
     case 'answer':
       return fail(read.message);
+    case 'large':
+      return fail(largeFileChange(at.path, read.size, at.mount.maxFileSize));
     case 'file':
       break;
   }

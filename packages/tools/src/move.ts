@@ -20,6 +20,7 @@ import {
   moveTargetsExist,
   mountRootChange,
   readOnly,
+  largeFileWhy,
 } from './errors.ts';
 import { suggestions } from './close-paths.ts';
 import { type PlannedChange, commitAll } from './commit-all.ts';
@@ -66,6 +67,7 @@ async function move(workspace: Workspace, input: z.infer<typeof schema>): Promis
     const read = rel === from.rel ? first : await from.mount.read(rel);
     if (read.kind === 'file') sources.push({ rel, bytes: read.bytes });
     else if (read.kind === 'binary') notText.push({ path: prefixed(from.mount.name, rel), why: 'binary' });
+    else if (read.kind === 'large') notText.push({ path: prefixed(from.mount.name, rel), why: largeFileWhy(read.size) });
     else if (read.kind === 'answer') notText.push({ path: prefixed(from.mount.name, rel), why: read.message.replace(/\.$/, '') });
     // A path the workspace deleted (disk still has it) is not in the workspace: nothing of it moves.
   }
@@ -82,6 +84,7 @@ async function move(workspace: Workspace, input: z.infer<typeof schema>): Promis
     const there = await to.mount.read(rel);
     if (there.kind === 'directory') return refuse(first.kind === 'directory' ? isDirectory(shown, 'move') : moveOntoDirectory(shown));
     if (there.kind === 'binary' || there.kind === 'answer') return refuse(moveNotText([{ path: shown, why: there.kind === 'binary' ? 'binary' : there.message.replace(/\.$/, '') }]));
+    if (there.kind === 'large') return refuse(moveNotText([{ path: shown, why: largeFileWhy(there.size) }]));
     const current = there.kind === 'file' ? there.bytes : null;
     if (current !== null) existing.push(shown);
     const within = from.mount === to.mount ? { movedFrom: source.rel } : {};
