@@ -92,9 +92,11 @@ async function stream(size: number, range: RangeReader, visit: Visitor): Promise
     back1 = piece.charCodeAt(piece.length - 1);
     counts.chars += piece.length;
   };
-  for (let start = 0; start < size; start += CHUNK_BYTES) {
+  for (let start = 0; start < size; ) {
     const bytes = await range(start, Math.min(CHUNK_BYTES, size - start));
+    // Fewer bytes than the size promised: the file shrank, so it changed.
     if (bytes === null || bytes.length === 0) return null;
+    start += bytes.length;
     if (strict !== null) {
       try {
         strict.decode(bytes, { stream: true });
@@ -145,17 +147,26 @@ export interface LineSpanRequest {
   readonly limit: number;
   /** The page's budget; undefined: {@link UNBUDGETED_SPAN_CHARS} of lines. */
   readonly budget: number | undefined;
+  /** The characters of the page's path and the caller's notes (a floor page weighs them). */
+  readonly overhead?: number;
 }
 
 /**
+ * Room held past the budget: where not even the first line fits, the page that goes out
+ * is the shortest there is (README "Line pages", the floor), and it weighs pages as long
+ * as its first line cut at 2,000 plus every note, so the span holds that much more.
+ */
+const FLOOR_ROOM = 2 * LONG_LINE_CHARS + 4096;
+
+/**
  * The span of lines a page from `offset` can show, with the file's line count and notes:
- * lines are held until `limit` is reached or they alone pass the budget (so the page can
- * tell it stops for the budget), each to its first {@link HELD_CHARS} characters. Null
- * where the file changed.
+ * lines are held until `limit` is reached or they alone pass the budget and the floor's
+ * room (so the page can tell it stops for the budget), each to its first
+ * {@link HELD_CHARS} characters. Null where the file changed.
  */
 export async function lineSpan(size: number, range: RangeReader, request: LineSpanRequest): Promise<LineSpan | null> {
   const { offset, limit } = request;
-  const room = request.budget ?? UNBUDGETED_SPAN_CHARS;
+  const room = (request.budget ?? UNBUDGETED_SPAN_CHARS) + FLOOR_ROOM + (request.overhead ?? 0);
   const lines: string[] = [];
   const lengths: number[] = [];
   const starts: number[] = [];

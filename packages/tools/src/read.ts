@@ -97,7 +97,8 @@ async function largePage(
       if (span === null) return refuse(largeFileChanged(path));
       return answer(characterPageOfSpan(span, { ...options, offsetChars: input.offsetChars, limitChars: input.limitChars, ...lineFields(input) }));
     }
-    const span = await lineSpan(found.size, found.range, { offset: input.offset ?? 1, limit: input.limit ?? DEFAULT_LIMIT, budget: options.resultMaxChars });
+    const overhead = path.length + options.notes.reduce((sum, note) => sum + note.length, 0);
+    const span = await lineSpan(found.size, found.range, { offset: input.offset ?? 1, limit: input.limit ?? DEFAULT_LIMIT, budget: options.resultMaxChars, overhead });
     if (span === null) return refuse(largeFileChanged(path));
     return answer(linePageOfSpan(span, { ...options, offset: input.offset, limit: input.limit }));
   } catch (err) {
