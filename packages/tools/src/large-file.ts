@@ -22,6 +22,50 @@ const CR = 13;
 /** How much of each line a span holds: enough for the 2,000-character cut and the pair check at it. */
 const HELD_CHARS = LONG_LINE_CHARS + 2;
 
+const REPLACEMENT = '\uFFFD';
+const strict = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+
+/** Where an unfinished UTF-8 sequence at the end of `bytes` begins (`bytes.length` where none is unfinished). */
+function unfinishedAt(bytes: Uint8Array): number {
+  for (let i = bytes.length - 1; i >= Math.max(0, bytes.length - 3); i--) {
+    const b = bytes[i];
+    if ((b & 0xc0) === 0x80) continue;
+    const needs = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return i + needs > bytes.length ? i : bytes.length;
+  }
+  return bytes.length;
+}
+
+/**
+ * Whether the stretches are valid UTF-8, decoded strictly only where the lenient decode
+ * gave a U+FFFD (a replaced sequence, or the character itself): a clean file is decoded
+ * once. A sequence split between stretches is checked whole, with the next stretch.
+ */
+function utf8Check() {
+  let carry = new Uint8Array(0);
+  return {
+    // A split sequence that does not go on as UTF-8 gives a U+FFFD in the stretch that breaks it.
+    valid(bytes: Uint8Array, replaced: boolean): boolean {
+      const cut = unfinishedAt(bytes);
+      let ok = true;
+      if (replaced) {
+        const whole = new Uint8Array(carry.length + cut);
+        whole.set(carry);
+        whole.set(bytes.subarray(0, cut), carry.length);
+        try {
+          strict.decode(whole);
+        } catch {
+          ok = false;
+        }
+      }
+      carry = bytes.slice(cut);
+      return ok;
+    },
+    /** At the end no sequence may be left unfinished. */
+    end: () => carry.length === 0,
+  };
+}
+
 /** What the whole file's text says about itself, counted as it streams by. */
 interface Counts {
   bom: boolean;
@@ -52,7 +96,7 @@ interface Visitor {
  */
 async function stream(size: number, range: RangeReader, visit: Visitor): Promise<Counts | null> {
   const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
-  let strict: TextDecoder | null = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+  const validity = utf8Check();
   const counts: Counts = { bom: false, validUtf8: true, crlf: 0, lf: 0, ownCr: 0, chars: 0, lines: 0 };
   // The last two units before the current piece, and where the current line starts.
   let back1 = -1;
@@ -97,24 +141,13 @@ async function stream(size: number, range: RangeReader, visit: Visitor): Promise
     // Fewer bytes than the size promised: the file shrank, so it changed.
     if (bytes === null || bytes.length === 0) return null;
     start += bytes.length;
-    if (strict !== null) {
-      try {
-        strict.decode(bytes, { stream: true });
-      } catch {
-        counts.validUtf8 = false;
-        strict = null;
-      }
-    }
-    take(lenient.decode(bytes, { stream: true }));
+    const piece = lenient.decode(bytes, { stream: true });
+    if (counts.validUtf8 && !validity.valid(bytes, piece.includes(REPLACEMENT))) counts.validUtf8 = false;
+    take(piece);
   }
-  if (strict !== null) {
-    try {
-      strict.decode();
-    } catch {
-      counts.validUtf8 = false;
-    }
-  }
-  take(lenient.decode());
+  const last = lenient.decode();
+  if (counts.validUtf8 && !validity.end()) counts.validUtf8 = false;
+  take(last);
   // A last line without a line end is a line too; a final line end makes no empty one.
   if (counts.chars > lineStart) {
     counts.lines++;

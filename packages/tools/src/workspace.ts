@@ -29,7 +29,8 @@ export type ReadOutcome =
    * A text file over the mount's `maxFileSize`: never read whole, never stored, paged
    * read-only straight from disk (the README's "Large files"). `range` reads up to
    * `length` bytes from byte `start` (fewer at the end); null where the file changed or
-   * went since this outcome was made, so no page mixes two versions of it.
+   * went since this outcome was made, so no page mixes two versions of it. The bytes are
+   * valid until the next call (a mount may reuse one buffer): use them before asking again.
    */
   | {
       readonly kind: 'large';

@@ -72,8 +72,10 @@ export interface HostDisk extends DiskPort {
    * only, opened non-blocking from the held directory, no symlink where the mount follows
    * none), with the file's metadata as it stood around the read. A file that changes
    * while the stretch is read is looked at again, then reported as changing, never mixed.
+   * `into`: a buffer to read into where it is long enough (the bytes returned are then a
+   * view of it), so a caller streaming a file reuses one buffer.
    */
-  readRange(path: string, start: number, length: number): Promise<RangeReading>;
+  readRange(path: string, start: number, length: number, into?: Uint8Array): Promise<RangeReading>;
 }
 
 /** What a ranged read found: the bytes and the file's metadata, or why not. */
@@ -269,11 +271,12 @@ function readOnce(disk: Disk, path: string, maxBytes: number): Look {
 }
 
 /** Reads `length` bytes from `start` of an open regular file; null when it changed while it was read. */
-function readOpenRange(disk: Disk, fd: number, start: number, length: number): RangeReading | null {
+function readOpenRange(disk: Disk, fd: number, start: number, length: number, into: Uint8Array | undefined): RangeReading | null {
   const before = fstatInfo(fd);
   if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
   const meta = metaOf(disk, before);
-  const bytes = new Uint8Array(Math.max(0, Math.min(length, meta.size - start)));
+  const want = Math.max(0, Math.min(length, meta.size - start));
+  const bytes = into !== undefined && into.length >= want ? into.subarray(0, want) : new Uint8Array(want);
   let off = 0;
   while (off < bytes.length) {
     const n = readSync(fd, bytes, off, bytes.length - off, start + off);
@@ -284,7 +287,7 @@ function readOpenRange(disk: Disk, fd: number, start: number, length: number): R
 }
 
 /** One look at a stretch of a file: what it found, or null where the file was changing. */
-function readRangeOnce(disk: Disk, path: string, start: number, length: number): RangeReading | null {
+function readRangeOnce(disk: Disk, path: string, start: number, length: number, into: Uint8Array | undefined): RangeReading | null {
   try {
     const where = locate(disk, path, 'read', { create: false, followLeaf: true });
     if (where.ok === 'missing') return { kind: 'absent' };
@@ -296,7 +299,7 @@ function readRangeOnce(disk: Disk, path: string, start: number, length: number):
       if (seen.kind === 'unobservable') return seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen;
       const fd = where.dir.openFile(where.name, 'read');
       try {
-        return readOpenRange(disk, fd, start, length);
+        return readOpenRange(disk, fd, start, length, into);
       } finally {
         closeSync(fd);
       }
@@ -312,9 +315,9 @@ function readRangeOnce(disk: Disk, path: string, start: number, length: number):
 }
 
 /** A stretch of a file, looked at again (as `readFile` does) while it is changing. */
-async function readRange(disk: Disk, path: string, start: number, length: number): Promise<RangeReading> {
+async function readRange(disk: Disk, path: string, start: number, length: number, into: Uint8Array | undefined): Promise<RangeReading> {
   for (let attempt = 0; ; attempt++) {
-    const got = readRangeOnce(disk, path, start, length);
+    const got = readRangeOnce(disk, path, start, length, into);
     if (got !== null) return got;
     if (attempt >= SETTLE_MS.length) return { kind: 'unobservable', reason: diskWords.keptChanging };
     await Bun.sleep(SETTLE_MS[attempt]);
@@ -592,7 +595,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
-    readRange: (path, start, length) => readRange(disk, path, start, length),
+    readRange: (path, start, length, into) => readRange(disk, path, start, length, into),
     write: async (path, bytes, { mode, expect }) => writeFile(disk, path, bytes, mode, expect),
     unlink: async (path, { expect }) => unlinkFile(disk, path, expect),
     syncDirectory: async (dir) => syncUp(disk, dir),

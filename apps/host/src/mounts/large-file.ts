@@ -17,12 +17,15 @@ export async function largeFile(disk: HostDisk, words: ReturnType<typeof mountWo
   if (head.kind === 'unobservable') return { kind: 'answer', message: words.unreadable(path, head.reason) };
   if (looksBinary(head.bytes)) return { kind: 'binary', size: head.meta.size };
   const { fingerprint, size } = head.meta;
+  // One buffer per outcome: each stretch is decoded before the next is asked for.
+  let buffer = new Uint8Array(0);
   return {
     kind: 'large',
     size,
     notes: [],
     async range(start, length) {
-      const got = await disk.readRange(path, start, length);
+      if (buffer.length < length) buffer = new Uint8Array(length);
+      const got = await disk.readRange(path, start, length, buffer);
       return got.kind === 'file' && sameFile(got.meta.fingerprint, fingerprint) ? got.bytes : null;
     },
   };
