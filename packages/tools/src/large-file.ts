@@ -46,19 +46,22 @@ function utf8Check() {
   return {
     // A split sequence that does not go on as UTF-8 gives a U+FFFD in the stretch that breaks it.
     valid(bytes: Uint8Array, replaced: boolean): boolean {
-      const cut = unfinishedAt(bytes);
+      let whole = bytes;
+      if (carry.length > 0) {
+        whole = new Uint8Array(carry.length + bytes.length);
+        whole.set(carry);
+        whole.set(bytes, carry.length);
+      }
+      const cut = unfinishedAt(whole);
       let ok = true;
       if (replaced) {
-        const whole = new Uint8Array(carry.length + cut);
-        whole.set(carry);
-        whole.set(bytes.subarray(0, cut), carry.length);
         try {
-          strict.decode(whole);
+          strict.decode(whole.subarray(0, cut));
         } catch {
           ok = false;
         }
       }
-      carry = bytes.slice(cut);
+      carry = whole.slice(cut);
       return ok;
     },
     /** At the end no sequence may be left unfinished. */

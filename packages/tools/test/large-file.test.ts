@@ -89,6 +89,24 @@ describe('a large file streamed in stretches pages exactly as the same bytes rea
     expect(span?.totalLines).toBe(1002);
   });
 
+  test('whether a file is valid UTF-8 is found exactly, whatever the stretches split', async () => {
+    const piece = fc.oneof(
+      fc.constantFrom('a', 'é', '\u{1F600}', '\uFFFD', '\n', '\u20AC').map((t) => encoder.encode(t)),
+      fc.array(fc.integer({ min: 0x80, max: 0xff }), { minLength: 1, maxLength: 3 }).map((b) => new Uint8Array(b)),
+      fc.constantFrom(new Uint8Array([0xe2, 0x82]), new Uint8Array([0xf0, 0x9f, 0x98]), new Uint8Array([0xc3])),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), pieces, async (parts, sizes) => {
+        const bytes = new Uint8Array(parts.flatMap((p) => [...p]));
+        const span = await lineSpan(bytes.length, reader(bytes, sizes.map((n) => 1 + (n % 7))), { offset: 1, limit: 1, budget: 1000 });
+        const flagged = (span?.textNotes ?? []).some((n) => n.startsWith('This file is not valid UTF-8'));
+        expect(flagged).toBe(!fileText(bytes).validUtf8);
+        expect(span?.totalLines).toBe(fileText(bytes).lines.length);
+      }),
+      runs(1000),
+    );
+  });
+
   test('a file that changes between two stretches is reported (null), never paged from two versions', async () => {
     const bytes = encoder.encode('x\n'.repeat(10_000));
     let calls = 0;
