@@ -1,8 +1,11 @@
 import { describe, expect, test } from 'bun:test';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileText } from '@ws/text';
 import { handleToolCall } from '@ws/tools';
+import { diskPort } from '../src/disk/disk-port.ts';
+import { walkRules } from '../src/disk/rules.ts';
+import { tempDir } from './fixtures.ts';
 import { storeHost } from './host-fixtures.ts';
 
 const MAX = 4096;
@@ -147,3 +150,30 @@ test('a 60 MB file is paged in a child process with peak RSS well under its size
   // Reading the file whole would take its 60 MB as bytes, and as much again as text.
   expect(r.maxRssMb - r.baseRssMb).toBeLessThan(0.6 * (r.size / 1e6));
 }, 120_000);
+
+describe("the disk port's ranged read", () => {
+  test('reads a stretch with the metadata; refuses a FIFO unopened, a symlink on a mount that follows none, ws’s own file and a path leaving the root', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'big.log'), 'abcdefghij');
+    Bun.spawnSync(['mkfifo', join(root, 'fifo')]);
+    symlinkSync(join(root, 'big.log'), join(root, 'link'));
+    mkdirSync(join(root, '.ws'));
+    writeFileSync(join(root, '.ws/store.sqlite'), 'x');
+    const disk = diskPort({ root, rules: walkRules([], '.ws/store.sqlite'), followSymlinks: false, walkCap: 100, storeRel: '.ws/store.sqlite', mount: 'work' });
+    const got = await disk.readRange('big.log', 3, 4);
+    expect(got.kind === 'file' && new TextDecoder().decode(got.bytes)).toBe('defg');
+    expect(got.kind === 'file' && got.meta.size).toBe(10);
+    // Past the end: what there is, then nothing.
+    const tail = await disk.readRange('big.log', 8, 100);
+    expect(tail.kind === 'file' && new TextDecoder().decode(tail.bytes)).toBe('ij');
+    // Into a buffer: a view of it.
+    const into = new Uint8Array(16);
+    const viewed = await disk.readRange('big.log', 0, 3, into);
+    expect(viewed.kind === 'file' && viewed.bytes.buffer).toBe(into.buffer);
+    expect(await disk.readRange('missing.log', 0, 4)).toEqual({ kind: 'absent' });
+    for (const path of ['fifo', 'link', '.ws/store.sqlite', '../x']) {
+      const r = await disk.readRange(path, 0, 4);
+      expect(r.kind).toBe('unobservable');
+    }
+  });
+});

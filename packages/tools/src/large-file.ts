@@ -23,7 +23,6 @@ const CR = 13;
 const HELD_CHARS = LONG_LINE_CHARS + 2;
 
 const REPLACEMENT = '\uFFFD';
-const strict = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
 
 /** Where an unfinished UTF-8 sequence at the end of `bytes` begins (`bytes.length` where none is unfinished). */
 function unfinishedAt(bytes: Uint8Array): number {
@@ -44,7 +43,8 @@ function unfinishedAt(bytes: Uint8Array): number {
 function utf8Check() {
   let carry = new Uint8Array(0);
   return {
-    // A split sequence that does not go on as UTF-8 gives a U+FFFD in the stretch that breaks it.
+    // While the lenient decode gives no U+FFFD, all it took is UTF-8 but an unfinished tail;
+    // a tail that does not go on as UTF-8 gives a U+FFFD in the stretch that breaks it.
     valid(bytes: Uint8Array, replaced: boolean): boolean {
       let whole = bytes;
       if (carry.length > 0) {
@@ -52,16 +52,17 @@ function utf8Check() {
         whole.set(carry);
         whole.set(bytes, carry.length);
       }
-      const cut = unfinishedAt(whole);
       let ok = true;
       if (replaced) {
+        // A fresh decoder from the carried sequence's start sees what the running one saw;
+        // streaming, it holds an unfinished tail back instead of refusing it.
         try {
-          strict.decode(whole.subarray(0, cut));
+          new TextDecoder('utf-8', { ignoreBOM: true, fatal: true }).decode(whole, { stream: true });
         } catch {
           ok = false;
         }
       }
-      carry = whole.slice(cut);
+      carry = whole.slice(unfinishedAt(whole));
       return ok;
     },
     /** At the end no sequence may be left unfinished. */

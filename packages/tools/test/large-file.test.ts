@@ -103,7 +103,7 @@ describe('a large file streamed in stretches pages exactly as the same bytes rea
         expect(flagged).toBe(!fileText(bytes).validUtf8);
         expect(span?.totalLines).toBe(fileText(bytes).lines.length);
       }),
-      runs(1000),
+      runs(2000),
     );
   });
 
