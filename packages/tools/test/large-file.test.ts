@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { characterPage, characterPageOfSpan, linePage, linePageOfSpan } from '@ws/paging';
 import { fileText } from '@ws/text';
 import { characterSpan, lineSpan, type RangeReader } from '../src/large-file.ts';
+import { handleToolCall } from '../src/index.ts';
+import type { ReadOutcome } from '../src/workspace.ts';
+import { memoryWorkspace } from './memory-workspace.ts';
 import { runs } from './seed.ts';
 
 const encoder = new TextEncoder();
@@ -116,5 +119,53 @@ describe('a large file streamed in stretches pages exactly as the same bytes rea
     expect(await characterSpan(bytes.length, changing, 0, 10, 1000)).toBeNull();
     // A file that shrank answers fewer bytes than its size promised: changed too.
     expect(await lineSpan(bytes.length + 10, reader(bytes, [1 << 20]), { offset: 1, limit: 10, budget: 1000 })).toBeNull();
+  });
+});
+
+describe('read, edit and move of a mount\'s large file', () => {
+  /** A workspace whose `work/big.log` is large: `changeAt` makes that call of `range` answer null (the file changed). */
+  function workspace(text: string, changeAt = 0) {
+    const ws = memoryWorkspace([{ name: 'work', backend: 'direct', maxFileSize: 4, files: { 's.txt': 'ok' } }]);
+    const bytes = encoder.encode(text);
+    const mount = ws.mounts[0];
+    const read = mount.read.bind(mount);
+    let calls = 0;
+    mount.read = async (path: string): Promise<ReadOutcome> =>
+      path === 'big.log'
+        ? { kind: 'large', size: bytes.length, notes: [], range: async (start, length) => (++calls === changeAt ? null : bytes.slice(start, start + length)) }
+        : read(path);
+    return ws;
+  }
+
+  test('a page carries the large-file note after the text notes, and continues across the file', async () => {
+    const r = await handleToolCall(workspace('a\r\nb\r\nc\r\n'), { name: 'read', input: { path: 'work/big.log', limit: 2 } });
+    expect(r).toEqual({
+      success: true,
+      data: {
+        path: 'work/big.log',
+        totalLines: 3,
+        fromLine: 1,
+        toLine: 2,
+        note:
+          "This file has CRLF line ends; lines are shown without their CR. This file is 9 bytes, over the mount's limit of 4: it is paged straight from disk, read-only, and is too large to store or edit. Stopped at the line limit; continue with offset=3.",
+        content: '1\ta\n2\tb',
+      },
+    });
+  });
+
+  test('a file that changed while its page streamed is refused with the sentence', async () => {
+    const r = await handleToolCall(workspace('x\n'.repeat(10), 1), { name: 'read', input: { path: 'work/big.log' } });
+    expect(r).toEqual({ success: false, error: 'work/big.log changed on disk while it was read; read it again.' });
+  });
+
+  test('edit and move refuse it, naming why', async () => {
+    const ws = workspace('x\n'.repeat(10));
+    expect(await handleToolCall(ws, { name: 'edit', input: { path: 'work/big.log', oldString: 'x', newString: 'y', replaceAll: true } })).toEqual({
+      success: false,
+      error: "work/big.log is 20 bytes, over the mount's limit of 4: read pages it straight from disk, but it is too large to store or edit.",
+    });
+    const moved = await handleToolCall(ws, { name: 'move', input: { from: 'work/big.log', to: 'work/b.log' } });
+    expect(moved.success).toBe(false);
+    expect(!moved.success && moved.error).toContain("work/big.log (is 20 bytes, over the mount's limit: too large to store or edit)");
   });
 });
