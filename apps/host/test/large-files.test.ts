@@ -102,15 +102,22 @@ for (const backend of ['store', 'direct'] as const) {
       }
     }, 120_000);
 
-    test('an edit is refused with the sentence, and so is a write on a direct mount; the file is unchanged', async () => {
+    test('an edit is refused with the sentence, and so are a write and a delete on a direct mount; the file is unchanged', async () => {
       const { host, root } = await storeHost({ mount: { backend, maxFileSize: 100 } });
       const text = 'one line\n'.repeat(50);
       writeFileSync(join(root, 'big.log'), text);
       const edit = await call(host, 'edit', { path: 'work/big.log', oldString: 'one', newString: 'two' });
       expect(edit).toEqual({ success: false, error: "work/big.log is 450 bytes, over the mount's limit of 100: read pages it straight from disk, but it is too large to store or edit." });
       if (backend === 'direct') {
-        const write = await call(host, 'write', { path: 'work/big.log', content: 'x' });
-        expect(write).toEqual({ success: false, error: "work/big.log is 450 bytes, over the mount's limit of 100: read pages it straight from disk, but it is too large to store or edit." });
+        for (const [name, input] of [
+          ['write', { path: 'work/big.log', content: 'x' }],
+          ['delete', { path: 'work/big.log' }],
+        ] as const) {
+          expect(await call(host, name, input)).toEqual({
+            success: false,
+            error: "work/big.log is 450 bytes, over the mount's limit of 100: read pages it straight from disk, but it is too large to store or edit.",
+          });
+        }
       }
       expect(await Bun.file(join(root, 'big.log')).text()).toBe(text);
     });
