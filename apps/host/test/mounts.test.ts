@@ -53,11 +53,15 @@ describe('the read\u2019s disk check', () => {
     expect(await mount.read('a.txt')).toEqual({ kind: 'answer', message: readSentence.notStored('binary', true) });
   });
 
-  test('a file disk made too large is on disk but no longer stored', async () => {
+  test('a file disk made too large is no longer stored: it reads as a large file, and says the workspace dropped it', async () => {
     const { mount, root } = await storeHost({ files: { 'a.txt': 'one\n' }, mount: { maxFileSize: 10 } });
     await mount.read('a.txt');
     writeFileSync(join(root, 'a.txt'), 'x'.repeat(11));
-    expect(await mount.read('a.txt')).toEqual({ kind: 'answer', message: readSentence.notStored('too-large', true) });
+    const got = await mount.read('a.txt');
+    if (got.kind !== 'large') throw new Error(`expected a large file, got ${got.kind}`);
+    expect(got.size).toBe(11);
+    expect(got.notes).toEqual([readSentence.notStored('too-large', true)]);
+    expect(new TextDecoder().decode((await got.range(0, 100)) ?? new Uint8Array())).toBe('x'.repeat(11));
   });
 
   test('a binary file the workspace never held reads as binary', async () => {

@@ -37,29 +37,83 @@ export interface CharacterPage {
 }
 
 /** The default most characters of a page. */
-const DEFAULT_LIMIT_CHARS = 2000;
-
-/** True where index `i` of `text` falls between the two halves of a surrogate pair. */
-function splitsPair(text: string, i: number): boolean {
-  return safeCut(text, i) !== i;
-}
+export const DEFAULT_LIMIT_CHARS = 2000;
 
 /**
- * A page of `ft.text` from `offsetChars` (README, "Character pages"). Without `resultMaxChars` it holds
- * `limitChars` whole; with it, it stops where one more character would pass the
- * budget, and its note names what is left of the request as `offsetChars=X and
- * limitChars=M`. It always moves on by at least one whole character (the floor).
- * Throws a PagingError for a request it cannot answer (README, "Refusals").
+ * The text a character page is cut from: a whole file's, or a span of a large one
+ * (`CharacterSpan`), indexed as the whole file's text.
  */
+interface Chars {
+  readonly total: number;
+  slice(from: number, to: number): string;
+  /** `safeCut` of the whole text at `i`. */
+  cut(i: number): number;
+}
+
+/** True where index `i` of the text falls between the two halves of a surrogate pair. */
+function splitsPair(chars: Chars, i: number): boolean {
+  return chars.cut(i) !== i;
+}
+
 export function characterPage(ft: FileText, options: CharacterPageOptions): CharacterPage {
   const fields = options as unknown as Readonly<Record<string, unknown>>;
   refuseBoth(fields);
   const { path, budget, notes } = commonInput(fields);
   const offsetChars = wholeNumber(fields, 'offsetChars', 0, 0);
   const limitChars = wholeNumber(fields, 'limitChars', 1, DEFAULT_LIMIT_CHARS);
-  const carried = [...textNotes(ft, 'characters'), ...notes];
   const { text } = ft;
-  const totalChars = text.length;
+  const chars: Chars = { total: text.length, slice: (from, to) => text.slice(from, to), cut: (i) => safeCut(text, i) };
+  return pageOf(chars, path, offsetChars, limitChars, budget, [...textNotes(ft, 'characters'), ...notes]);
+}
+
+/**
+ * A stretch of a large file's text, found by streaming it (README, "Spans of large
+ * files"): `text` begins at index `start` of the file's text.
+ */
+export interface CharacterSpan {
+  readonly start: number;
+  readonly text: string;
+  /** The whole file's length in UTF-16 units. */
+  readonly totalChars: number;
+  /**
+   * The units either side of the request's end (`offsetChars + limitChars`), where `text`
+   * does not reach it: the page checks whether that end splits a pair.
+   */
+  readonly end?: { readonly start: number; readonly text: string };
+  /** The whole file's text notes (`textNotes(…, 'characters')`), carried before the caller's. */
+  readonly textNotes: readonly string[];
+}
+
+/**
+ * A character page of a span of a large file, by the same rules as `characterPage`. The
+ * span must hold the text from one unit before `offsetChars` (where there is one) to one
+ * unit past the shorter of `offsetChars + limitChars` and `offsetChars + resultMaxChars`
+ * (where the file has one), and `end` where that is short of the request's end, so every
+ * pair check sees both halves. Throws a PagingError for a request it cannot answer.
+ */
+export function characterPageOfSpan(span: CharacterSpan, options: CharacterPageOptions): CharacterPage {
+  const fields = options as unknown as Readonly<Record<string, unknown>>;
+  refuseBoth(fields);
+  const { path, budget, notes } = commonInput(fields);
+  const offsetChars = wholeNumber(fields, 'offsetChars', 0, 0);
+  const limitChars = wholeNumber(fields, 'limitChars', 1, DEFAULT_LIMIT_CHARS);
+  const { start, text } = span;
+  const chars: Chars = {
+    total: span.totalChars,
+    slice: (from, to) => text.slice(from - start, to - start),
+    cut(i) {
+      if (i >= span.totalChars) return span.totalChars;
+      if (i <= 0) return 0;
+      const end = span.end;
+      if (end !== undefined && i > end.start && i < end.start + end.text.length) return end.start + safeCut(end.text, i - end.start);
+      return start + safeCut(text, i - start);
+    },
+  };
+  return pageOf(chars, path, offsetChars, limitChars, budget, [...span.textNotes, ...notes]);
+}
+
+function pageOf(chars: Chars, path: string, offsetChars: number, limitChars: number, budget: number | undefined, carried: readonly string[]): CharacterPage {
+  const totalChars = chars.total;
 
   if (totalChars === 0) {
     if (offsetChars > 0) throw new PagingError(refusal.pastLastCharacter(offsetChars, 0));
@@ -67,18 +121,18 @@ export function characterPage(ft: FileText, options: CharacterPageOptions): Char
     return { path, totalChars, offsetChars, nextOffsetChars: 0, note, content: '' };
   }
   if (offsetChars >= totalChars) throw new PagingError(refusal.pastLastCharacter(offsetChars, totalChars));
-  if (splitsPair(text, offsetChars)) throw new PagingError(refusal.insidePair(offsetChars, offsetChars - 1));
+  if (splitsPair(chars, offsetChars)) throw new PagingError(refusal.insidePair(offsetChars, offsetChars - 1));
 
   // A request whose end would split a pair takes the pair whole.
   let end = Math.min(totalChars, offsetChars + limitChars);
-  if (splitsPair(text, end)) end++;
+  if (splitsPair(chars, end)) end++;
 
   const carriedNote = joinNotes(carried) ?? '';
   const stopNote = (stop: number) =>
     stop === end ? '' : characterStopNote({ offsetChars: stop, limitChars: end - stop });
   const pageTo = (stop: number): CharacterPage => {
     const note = joinNotes([carriedNote, stopNote(stop)]);
-    const content = text.slice(offsetChars, stop);
+    const content = chars.slice(offsetChars, stop);
     return note === undefined
       ? { path, totalChars, offsetChars, nextOffsetChars: stop, content }
       : { path, totalChars, offsetChars, nextOffsetChars: stop, note, content };
@@ -88,14 +142,14 @@ export function characterPage(ft: FileText, options: CharacterPageOptions): Char
   const noteLength = noteCost(carriedNote);
   const lengthTo = (stop: number) =>
     skeletonLength({ path, totalChars, offsetChars, nextOffsetChars: stop }) +
-    innerLength(text.slice(offsetChars, stop)) +
+    innerLength(chars.slice(offsetChars, stop)) +
     noteLength(stopNote(stop));
 
   // Each character costs at least one in JSON, so a request longer than the budget
   // cannot fit whole and is not measured.
   if (end - offsetChars <= budget && lengthTo(end) <= budget) return pageTo(end);
 
-  const first = splitsPair(text, offsetChars + 1) ? offsetChars + 2 : offsetChars + 1;
+  const first = splitsPair(chars, offsetChars + 1) ? offsetChars + 2 : offsetChars + 1;
   if (first >= end) return pageTo(end);
   if (lengthTo(first) > budget) {
     // The floor: not one character fits, so the shorter of one character and the whole request goes out.
@@ -107,8 +161,8 @@ export function characterPage(ft: FileText, options: CharacterPageOptions): Char
   let over = Math.min(end - 1, offsetChars + budget) + 1;
   while (over - fits > 1) {
     const mid = (fits + over) >>> 1;
-    if (lengthTo(safeCut(text, mid)) <= budget) fits = mid;
+    if (lengthTo(chars.cut(mid)) <= budget) fits = mid;
     else over = mid;
   }
-  return pageTo(safeCut(text, fits));
+  return pageTo(chars.cut(fits));
 }

@@ -15,8 +15,7 @@ export type CutPageLength = (cut: number) => number;
  * The stretches of cuts in 1..maxCut whose rest (`line.length - cut`) has the same
  * number of digits, longest cuts first, as `[lo, hi]` where both split no pair.
  */
-function* stretches(line: string, maxCut: number): Generator<readonly [number, number]> {
-  const len = line.length;
+function* stretches(line: string, maxCut: number, len: number): Generator<readonly [number, number]> {
   for (let digitLow = 1; len - digitLow >= 1; digitLow *= 10) {
     let lo = Math.max(1, len - (digitLow * 10 - 1));
     const hi = safeCut(line, Math.min(maxCut, len - digitLow));
@@ -27,10 +26,11 @@ function* stretches(line: string, maxCut: number): Generator<readonly [number, n
 
 /**
  * The longest cut of `line` (at most `maxCut`, never inside a surrogate pair, at least
- * one character) whose page fits `budget`, or undefined where none does.
+ * one character) whose page fits `budget`, or undefined where none does. `length`: the
+ * line's whole length, where `line` holds only its first part (at least `maxCut + 1`).
  */
-export function longestFittingCut(line: string, maxCut: number, budget: number, pageLength: CutPageLength): number | undefined {
-  for (const [lo, hi] of stretches(line, maxCut)) {
+export function longestFittingCut(line: string, maxCut: number, budget: number, pageLength: CutPageLength, length = line.length): number | undefined {
+  for (const [lo, hi] of stretches(line, maxCut, length)) {
     if (pageLength(lo) > budget) continue;
     // pageLength grows with the cut inside a stretch; find its last fitting cut.
     let fits = lo;
@@ -48,11 +48,11 @@ export function longestFittingCut(line: string, maxCut: number, budget: number, 
 
 /**
  * The cut (at most `maxCut`, at least one character) whose page is shortest, the
- * longer cut on a tie, or undefined where the line has no such cut.
+ * longer cut on a tie, or undefined where the line has no such cut (`length` as above).
  */
-export function shortestCutPage(line: string, maxCut: number, pageLength: CutPageLength): { cut: number; length: number } | undefined {
+export function shortestCutPage(line: string, maxCut: number, pageLength: CutPageLength, length = line.length): { cut: number; length: number } | undefined {
   let best: { cut: number; length: number } | undefined;
-  for (const [lo] of stretches(line, maxCut)) {
+  for (const [lo] of stretches(line, maxCut, length)) {
     // Inside a stretch the page is shortest at its first cut.
     const length = pageLength(lo);
     if (best === undefined || length < best.length) best = { cut: lo, length };

@@ -41,7 +41,7 @@ export interface LinePage {
 
 
 /** The default most lines of a page. */
-const DEFAULT_LIMIT = 2000;
+export const DEFAULT_LIMIT = 2000;
 
 /** A line as a budgeted page shows it: whole, or cut with a marker naming its rest. */
 interface ShownLine {
@@ -49,15 +49,35 @@ interface ShownLine {
   readonly rest: Rest | null;
 }
 
-function cutLine(ft: FileText, n: number, cut: number): ShownLine {
-  const line = ft.lines[n - 1];
-  const rest = { offsetChars: ft.starts[n - 1] + cut, limitChars: line.length - cut };
-  return { text: line.slice(0, cut) + restMarker(rest), rest };
+/**
+ * The lines a page is cut from: a whole file's, or a span of a large one (`LineSpan`).
+ * `text(n)` is line n's text, or its first part where only that is held (then at least
+ * `LONG_LINE_CHARS + 1` characters of it); `length(n)` its whole length; `start(n)` the
+ * index in the file's text where it begins.
+ */
+interface Lines {
+  readonly total: number;
+  text(n: number): string;
+  length(n: number): number;
+  start(n: number): number;
 }
 
-function shownLine(ft: FileText, n: number): ShownLine {
-  const line = ft.lines[n - 1];
-  return line.length > LONG_LINE_CHARS ? cutLine(ft, n, safeCut(line, LONG_LINE_CHARS)) : { text: line, rest: null };
+function linesOf(ft: FileText): Lines {
+  return {
+    total: ft.lines.length,
+    text: (n) => ft.lines[n - 1],
+    length: (n) => ft.lines[n - 1].length,
+    start: (n) => ft.starts[n - 1],
+  };
+}
+
+function cutLine(lines: Lines, n: number, cut: number): ShownLine {
+  const rest = { offsetChars: lines.start(n) + cut, limitChars: lines.length(n) - cut };
+  return { text: lines.text(n).slice(0, cut) + restMarker(rest), rest };
+}
+
+function shownLine(lines: Lines, n: number): ShownLine {
+  return lines.length(n) > LONG_LINE_CHARS ? cutLine(lines, n, safeCut(lines.text(n), LONG_LINE_CHARS)) : { text: lines.text(n), rest: null };
 }
 
 function page(path: string, totalLines: number, fromLine: number, shown: readonly string[], note: string | undefined): LinePage {
@@ -97,11 +117,63 @@ export function linePage(ft: FileText, options: LinePageOptions): LinePage {
     const stop: LineStop = last === totalLines ? { kind: 'end' } : { kind: 'limit', next: last + 1 };
     return page(path, totalLines, offset, ft.lines.slice(offset - 1, last), joinNotes([...carried, lineStopNote(stop)]));
   }
-  return budgetedPage(ft, path, offset, last, budget, carried);
+  return budgetedPage(linesOf(ft), path, offset, last, budget, carried);
 }
 
-function budgetedPage(ft: FileText, path: string, from: number, last: number, budget: number, carried: readonly string[]): LinePage {
-  const totalLines = ft.lines.length;
+/**
+ * A stretch of a large file's lines, found by streaming it: the file's line count and
+ * text notes, and the lines held from `firstLine` on (README, "Spans of large files").
+ */
+export interface LineSpan {
+  /** The number of the first line held (1-based; 1 for an empty file). */
+  readonly firstLine: number;
+  /** The file's lines, all of them. */
+  readonly totalLines: number;
+  /** The lines held, from `firstLine`: each whole, or its first `LONG_LINE_CHARS + 1` characters or more where it is longer. */
+  readonly lines: readonly string[];
+  /** Each held line's whole length (UTF-16 units). */
+  readonly lengths: readonly number[];
+  /** Where each held line begins in the file's text (BOM and CRs counted). */
+  readonly starts: readonly number[];
+  /** The whole file's text notes (`textNotes`), carried before the caller's. */
+  readonly textNotes: readonly string[];
+}
+
+/**
+ * A line page of a span of a large file, by the same rules as `linePage` with one
+ * difference: long lines are cut at `LONG_LINE_CHARS` even without `resultMaxChars`,
+ * since a line of a large file may be any length. The page ends where the span's held
+ * lines end, if `limit` does not end it first (the caller holds enough lines for the
+ * budget). Throws a PagingError for a request it cannot answer.
+ */
+export function linePageOfSpan(span: LineSpan, options: LinePageOptions): LinePage {
+  const fields = options as unknown as Readonly<Record<string, unknown>>;
+  refuseBoth(fields);
+  const { path, budget, notes } = commonInput(fields);
+  const offset = wholeNumber(fields, 'offset', 1, 1);
+  const limit = wholeNumber(fields, 'limit', 1, DEFAULT_LIMIT);
+  const carried = [...span.textNotes, ...notes];
+  const { totalLines, firstLine } = span;
+  if (totalLines === 0) {
+    if (offset > 1) throw new PagingError(refusal.pastLastLine(offset, 0));
+    const note = joinNotes([...carried, EMPTY_FILE_NOTE]) ?? EMPTY_FILE_NOTE;
+    return { path, totalLines, fromLine: 0, toLine: 0, note, content: '' };
+  }
+  if (offset > totalLines) throw new PagingError(refusal.pastLastLine(offset, totalLines));
+  const held = firstLine + span.lines.length - 1;
+  if (offset < firstLine || offset > held) throw new RangeError(`the span holds lines ${firstLine} to ${held}, not ${offset}`);
+  const lines: Lines = {
+    total: totalLines,
+    text: (n) => span.lines[n - firstLine],
+    length: (n) => span.lengths[n - firstLine],
+    start: (n) => span.starts[n - firstLine],
+  };
+  const last = Math.min(held, offset + limit - 1);
+  return budgetedPage(lines, path, offset, last, budget ?? Number.POSITIVE_INFINITY, carried);
+}
+
+function budgetedPage(lines: Lines, path: string, from: number, last: number, budget: number, carried: readonly string[]): LinePage {
+  const totalLines = lines.total;
   const carriedNote = joinNotes(carried) ?? '';
   const noteLength = noteCost(carriedNote);
   const carriedLength = noteLength('');
@@ -126,7 +198,7 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
   const contentInner: number[] = [];
   const reach = (n: number) => {
     for (let k = from + shown.length; k <= n; k++) {
-      const line = shownLine(ft, k);
+      const line = shownLine(lines, k);
       const before = shown.length === 0 ? -2 : contentInner[contentInner.length - 1];
       shown.push(line);
       contentInner.push(before + 2 + numberedLineInner(k, line.text));
@@ -150,15 +222,16 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
   for (let n = top; n >= from; n--) if (exact(n) <= budget) return wholeTo(n);
 
   // Not even the first line fits whole: cut it to the most that fits.
-  const first = ft.lines[from - 1];
-  const maxCut = Math.min(first.length - 1, safeCut(first, LONG_LINE_CHARS));
+  const first = lines.text(from);
+  const firstLength = lines.length(from);
+  const maxCut = Math.min(firstLength - 1, safeCut(first, LONG_LINE_CHARS));
   const cutPageLength = (cut: number) => {
-    const line = cutLine(ft, from, cut);
+    const line = cutLine(lines, from, cut);
     const stop = lineStopNote(stopAt(from, line.rest));
     return skeleton(from) + numberedLineInner(from, line.text) + noteLength(stop);
   };
-  const cut = longestFittingCut(first, maxCut, budget, cutPageLength);
-  if (cut !== undefined) return finish([cutLine(ft, from, cut)]);
+  const cut = longestFittingCut(first, maxCut, budget, cutPageLength, firstLength);
+  if (cut !== undefined) return finish([cutLine(lines, from, cut)]);
 
   // The floor: nothing fits, so the shortest page there is goes out; on a tie, the
   // one that shows more (whole lines over a cut, more lines over fewer).
@@ -169,9 +242,9 @@ function budgetedPage(ft: FileText, path: string, from: number, last: number, bu
     const length = exact(n);
     if (length <= shortest.length) shortest = { n, length };
   }
-  const shortestCut = shortestCutPage(first, maxCut, cutPageLength);
+  const shortestCut = shortestCutPage(first, maxCut, cutPageLength, firstLength);
   if (shortestCut !== undefined && shortestCut.length < shortest.length) {
-    return finish([cutLine(ft, from, shortestCut.cut)]);
+    return finish([cutLine(lines, from, shortestCut.cut)]);
   }
   return wholeTo(shortest.n);
 }

@@ -27,6 +27,7 @@ import {
   noDrafts,
   notOnThisMount,
   pathOrMount,
+  largeFileWhy,
 } from './errors.ts';
 import { type Hunk, hunkHeader, hunksOf } from './hunks.ts';
 import { locate, mountNamed, prefixed } from './paths.ts';
@@ -69,6 +70,8 @@ function sideOf(outcome: ReadOutcome): Side {
       return { kind: 'other', why: diffWhyBinary(outcome.size) };
     case 'directory':
       return { kind: 'other', why: 'is a directory' };
+    case 'large':
+      return { kind: 'other', why: largeFileWhy(outcome.size) };
     case 'answer':
       return { kind: 'other', why: `cannot be read (${outcome.message.replace(/\.$/, '')})` };
   }

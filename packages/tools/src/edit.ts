@@ -21,6 +21,7 @@ import {
   readOnly,
   replannedNote,
   replanRefused,
+  largeFileChange,
 } from './errors.ts';
 import { suggestions } from './close-paths.ts';
 import { type Located, locate } from './paths.ts';
@@ -117,6 +118,8 @@ async function planFile(file: FileEdits, single: boolean, problems: Problem[]): 
       return fail(isDirectory(at.path, 'edit'));
     case 'answer':
       return fail(read.message);
+    case 'large':
+      return fail(largeFileChange(at.path, read.size, at.mount.maxFileSize));
     case 'file':
       break;
   }

@@ -139,6 +139,32 @@ export function binaryRead(path: string, size: number): string {
   return `${path} is a binary file (${plural(size, 'byte')}); read shows text only.`;
 }
 
+/** The note a large file's page carries (the README's "Large files"). */
+export function largeFileNote(size: number, max: number): string {
+  return (
+    `This file is ${size.toLocaleString('en-US')} bytes, over the mount's limit of ${max.toLocaleString('en-US')}: ` +
+    'it is paged straight from disk, read-only, and is too large to store or edit.'
+  );
+}
+
+/** An edit, write or move of a file over the mount's limit. */
+export function largeFileChange(path: string, size: number, max: number): string {
+  return (
+    `${path} is ${size.toLocaleString('en-US')} bytes, over the mount's limit of ${max.toLocaleString('en-US')}: ` +
+    'read pages it straight from disk, but it is too large to store or edit.'
+  );
+}
+
+/** Why diff or move passes over a large file: a clause after its path. */
+export function largeFileWhy(size: number): string {
+  return `is ${size.toLocaleString('en-US')} bytes, over the mount's limit: too large to store or edit`;
+}
+
+/** A large file that changed on disk between two stretches of one page. */
+export function largeFileChanged(path: string): string {
+  return `${path} changed on disk while it was read; read it again.`;
+}
+
 /** An image whose base64 does not fit the budget. */
 export function imageTooLarge(path: string, size: number, length: number, budget: number): string {
   return `${path} is an image of ${plural(size, 'byte')}: ${length} characters as base64, over this call's limit of ${budget}; read shows an image whole or not at all.`;

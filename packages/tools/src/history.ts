@@ -18,6 +18,7 @@ import {
   mountRootChange,
   notOnThisMount,
   readOnly,
+  largeFileChange,
 } from './errors.ts';
 import { linesChanged } from './line-diff.ts';
 import { type Located, locate } from './paths.ts';
@@ -104,6 +105,8 @@ async function restore(workspace: Workspace, input: z.infer<typeof restoreSchema
       return refuse(version.message);
     case 'binary':
       return refuse(binaryRead(at.path, version.size));
+    case 'large':
+      return refuse(largeFileChange(at.path, version.size, mount.maxFileSize));
     case 'directory':
       return refuse(isDirectory(at.path, 'restore'));
     case 'missing': {

@@ -40,4 +40,4 @@ export {
 } from './hunks.ts';
 export { type LineMatches, linesChanged, matchLines } from './line-diff.ts';
 export { type Splice, spliceBytes } from './edit-plan.ts';
-export { draftsStatusNote, keptDraftsNote, noAgreedVersion, noSuchVersion, notOnThisMount } from './errors.ts';
+export { draftsStatusNote, keptDraftsNote, largeFileChange, noAgreedVersion, noSuchVersion, notOnThisMount } from './errors.ts';

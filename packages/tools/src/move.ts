@@ -22,6 +22,7 @@ import {
   mountRootChange,
   readOnly,
   replanRefused,
+  largeFileWhy,
 } from './errors.ts';
 import { suggestions } from './close-paths.ts';
 import { type PlannedChange, changedSinceRead, commitAll, MAX_PLANS } from './commit-all.ts';
@@ -85,6 +86,7 @@ async function moveOnce(workspace: Workspace, input: z.infer<typeof schema>, may
     const read = rel === from.rel ? first : await from.mount.read(rel);
     if (read.kind === 'file') sources.push({ rel, bytes: read.bytes });
     else if (read.kind === 'binary') notText.push({ path: prefixed(from.mount.name, rel), why: 'binary' });
+    else if (read.kind === 'large') notText.push({ path: prefixed(from.mount.name, rel), why: largeFileWhy(read.size) });
     else if (read.kind === 'answer') notText.push({ path: prefixed(from.mount.name, rel), why: read.message.replace(/\.$/, '') });
     // A path the workspace deleted (disk still has it) is not in the workspace: nothing of it moves.
   }
@@ -101,6 +103,7 @@ async function moveOnce(workspace: Workspace, input: z.infer<typeof schema>, may
     const there = await to.mount.read(rel);
     if (there.kind === 'directory') return refuse(first.kind === 'directory' ? isDirectory(shown, 'move') : moveOntoDirectory(shown));
     if (there.kind === 'binary' || there.kind === 'answer') return refuse(moveNotText([{ path: shown, why: there.kind === 'binary' ? 'binary' : there.message.replace(/\.$/, '') }]));
+    if (there.kind === 'large') return refuse(moveNotText([{ path: shown, why: largeFileWhy(there.size) }]));
     const current = there.kind === 'file' ? there.bytes : null;
     if (current !== null) existing.push(shown);
     const within = from.mount === to.mount ? { movedFrom: source.rel } : {};

@@ -6,12 +6,25 @@
  * except an image (PNG, JPEG, GIF, WebP), which is shown whole where it fits.
  */
 import { fileText, jsonLength } from '@ws/text';
-import { PagingError, characterPage, linePage } from '@ws/paging';
+import { DEFAULT_LIMIT, DEFAULT_LIMIT_CHARS, PagingError, characterPage, characterPageOfSpan, linePage, linePageOfSpan } from '@ws/paging';
 import { z } from 'zod';
 import { outputOf, path, wholeFromOne, wholeFromZero } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, ReadOutcome, Workspace } from './workspace.ts';
-import { binaryRead, directHasNoDrafts, imageTooLarge, isDirectory, missing, notOnThisMount, quoted, versionAbsent, versionNote } from './errors.ts';
+import {
+  binaryRead,
+  directHasNoDrafts,
+  imageTooLarge,
+  isDirectory,
+  largeFileChanged,
+  largeFileNote,
+  missing,
+  notOnThisMount,
+  quoted,
+  versionAbsent,
+  versionNote,
+} from './errors.ts';
+import { UNBUDGETED_SPAN_CHARS, characterSpan, lineSpan } from './large-file.ts';
 import { base64Length, base64Of, imageType } from './image.ts';
 import { suggestions } from './close-paths.ts';
 import { locate } from './paths.ts';
@@ -44,6 +57,8 @@ async function read(workspace: Workspace, input: ReadInput, { budget }: CallCont
       return refuse(missing(at.path, await suggestions(at.mount, at.path)));
     case 'answer':
       return refuse(found.message);
+    case 'large':
+      return largePage(at.path, found, at.mount.maxFileSize, input, budget);
     case 'file':
       break;
   }
@@ -56,6 +71,36 @@ async function read(workspace: Workspace, input: ReadInput, { budget }: CallCont
         ? characterPage(ft, { ...options, offsetChars: input.offsetChars, limitChars: input.limitChars, ...lineFields(input) })
         : linePage(ft, { ...options, offset: input.offset, limit: input.limit }),
     );
+  } catch (err) {
+    if (err instanceof PagingError) return refuse(err.message);
+    throw err;
+  }
+}
+
+/**
+ * A page of a file over the mount's limit, streamed from disk (the README's "Large
+ * files"): the same pages a normal read gives, plus the note that it is too large to
+ * store or edit; without a budget, held to {@link UNBUDGETED_SPAN_CHARS} as if one were given.
+ */
+async function largePage(
+  path: string,
+  found: Extract<ReadOutcome, { kind: 'large' }>,
+  maxFileSize: number,
+  input: ReadInput,
+  budget: number | undefined,
+): Promise<Answer> {
+  const options = { path, resultMaxChars: budget ?? UNBUDGETED_SPAN_CHARS, notes: [...found.notes, largeFileNote(found.size, maxFileSize)] };
+  const byCharacters = input.offsetChars !== undefined || input.limitChars !== undefined;
+  try {
+    if (byCharacters) {
+      const span = await characterSpan(found.size, found.range, input.offsetChars ?? 0, input.limitChars ?? DEFAULT_LIMIT_CHARS, options.resultMaxChars);
+      if (span === null) return refuse(largeFileChanged(path));
+      return answer(characterPageOfSpan(span, { ...options, offsetChars: input.offsetChars, limitChars: input.limitChars, ...lineFields(input) }));
+    }
+    const overhead = path.length + options.notes.reduce((sum, note) => sum + note.length, 0);
+    const span = await lineSpan(found.size, found.range, { offset: input.offset ?? 1, limit: input.limit ?? DEFAULT_LIMIT, budget: options.resultMaxChars, overhead });
+    if (span === null) return refuse(largeFileChanged(path));
+    return answer(linePageOfSpan(span, { ...options, offset: input.offset, limit: input.limit }));
   } catch (err) {
     if (err instanceof PagingError) return refuse(err.message);
     throw err;

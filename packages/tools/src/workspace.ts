@@ -25,6 +25,19 @@ export type ReadOutcome =
    * hand (the file is within `maxFileSize`), so an image can be shown.
    */
   | { readonly kind: 'binary'; readonly size: number; readonly bytes?: Uint8Array }
+  /**
+   * A text file over the mount's `maxFileSize`: never read whole, never stored, paged
+   * read-only straight from disk (the README's "Large files"). `range` reads up to
+   * `length` bytes from byte `start` (fewer at the end); null where the file changed or
+   * went since this outcome was made, so no page mixes two versions of it. The bytes are
+   * valid until the next call (a mount may reuse one buffer): use them before asking again.
+   */
+  | {
+      readonly kind: 'large';
+      readonly size: number;
+      readonly notes: readonly string[];
+      range(start: number, length: number): Promise<Uint8Array | null>;
+    }
   /** A directory (use ls). */
   | { readonly kind: 'directory' }
   /** Nothing at this path, on disk or in the workspace. */

@@ -81,7 +81,23 @@ export interface HostDisk extends DiskPort {
   kindOf(path: string): PathKind;
   /** A walk; `shallow`: the directory's own entries only (a listing that is not recursive). */
   walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
+  /**
+   * Up to `length` bytes of a regular file from byte `start` (fewer at its end), for a
+   * file too large to read whole: the same guards as `read` (a stat first, regular files
+   * only, opened non-blocking from the held directory, no symlink where the mount follows
+   * none), with the file's metadata as it stood around the read. A file that changes
+   * while the stretch is read is looked at again, then reported as changing, never mixed.
+   * `into`: a buffer to read into where it is long enough (the bytes returned are then a
+   * view of it), so a caller streaming a file reuses one buffer.
+   */
+  readRange(path: string, start: number, length: number, into?: Uint8Array): Promise<RangeReading>;
 }
+
+/** What a ranged read found: the bytes and the file's metadata, or why not. */
+export type RangeReading =
+  | { readonly kind: 'file'; readonly meta: FileMeta; readonly bytes: Uint8Array }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'unobservable'; readonly reason: string };
 
 /** A resolved leaf, for one effect. */
 type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string } | { readonly ok: false; readonly message: string } | { readonly ok: 'missing' };
@@ -335,6 +351,60 @@ function readOnce(disk: Disk, path: string, maxBytes: number): Look {
     if (code === 'ENOENT') return final({ kind: 'absent' });
     if (code === 'ELOOP') return final({ kind: 'unobservable', reason: diskWords.danglingOrOutsideLink });
     return final({ kind: 'unobservable', reason: describeFsError(err) });
+  }
+}
+
+/** Reads `length` bytes from `start` of an open regular file; null when it changed while it was read. */
+function readOpenRange(disk: Disk, fd: number, start: number, length: number, into: Uint8Array | undefined): RangeReading | null {
+  const before = fstatInfo(fd);
+  if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
+  const meta = metaOf(disk, before);
+  const want = Math.max(0, Math.min(length, meta.size - start));
+  const bytes = into !== undefined && into.length >= want ? into.subarray(0, want) : new Uint8Array(want);
+  let off = 0;
+  while (off < bytes.length) {
+    const n = readSync(fd, bytes, off, bytes.length - off, start + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return off === bytes.length && sameStat(before, fstatInfo(fd)) ? { kind: 'file', meta, bytes } : null;
+}
+
+/** One look at a stretch of a file: what it found, or null where the file was changing. */
+function readRangeOnce(disk: Disk, path: string, start: number, length: number, into: Uint8Array | undefined): RangeReading | null {
+  try {
+    const where = locate(disk, path, 'read', { create: false, followLeaf: true });
+    if (where.ok === 'missing') return { kind: 'absent' };
+    if (where.ok === false) return { kind: 'unobservable', reason: where.message };
+    try {
+      // A stat first: a FIFO or a device is refused without being opened at all.
+      const seen = observeIn(disk, where.dir, where.name);
+      if (seen.kind === 'absent') return seen;
+      if (seen.kind === 'unobservable') return seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen;
+      const fd = where.dir.openFile(where.name, 'read');
+      try {
+        return readOpenRange(disk, fd, start, length, into);
+      } finally {
+        closeSync(fd);
+      }
+    } finally {
+      where.dir.close();
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT') return { kind: 'absent' };
+    if (code === 'ELOOP') return { kind: 'unobservable', reason: diskWords.danglingOrOutsideLink };
+    return { kind: 'unobservable', reason: describeFsError(err) };
+  }
+}
+
+/** A stretch of a file, looked at again (as `readFile` does) while it is changing. */
+async function readRange(disk: Disk, path: string, start: number, length: number, into: Uint8Array | undefined): Promise<RangeReading> {
+  for (let attempt = 0; ; attempt++) {
+    const got = readRangeOnce(disk, path, start, length, into);
+    if (got !== null) return got;
+    if (attempt >= SETTLE_MS.length) return { kind: 'unobservable', reason: diskWords.keptChanging };
+    await Bun.sleep(SETTLE_MS[attempt]);
   }
 }
 
@@ -612,6 +682,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
+    readRange: (path, start, length, into) => readRange(disk, path, start, length, into),
     write: async (path, bytes, { mode, ...expect }) => writeFile(disk, path, bytes, mode, withRacyBytes(disk, expect)),
     unlink: async (path, expect) => unlinkFile(disk, path, withRacyBytes(disk, expect)),
     syncDirectory: async (dir) => syncUp(disk, dir),

@@ -8,10 +8,11 @@
  * wrote if a later write fails, so a batch lands whole or not at all.
  */
 import { type FileMeta, looksBinary, type UnlinkResult, type WriteResult } from '@ws/reconcile';
-import type { Change, Entry, ListOutcome, Mount, ReadOutcome, Refusal, Report, SearchFile } from '@ws/tools';
+import { type Change, type Entry, type ListOutcome, type Mount, type ReadOutcome, type Refusal, type Report, type SearchFile, largeFileChange } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk } from '../disk/disk-port.ts';
 import { walkRules } from '../disk/rules.ts';
+import { largeFile } from './large-file.ts';
 import { mountWords } from './words.ts';
 
 /** Most entries one listing or search walks before it says it is incomplete. */
@@ -53,7 +54,7 @@ async function read(disk: HostDisk, config: MountConfig, words: Words, path: str
   const got = await disk.read(path, config.maxFileSize);
   if (got.kind === 'absent') return { kind: 'missing' };
   if (got.kind === 'unobservable') return { kind: 'answer', message: words.unreadable(path, got.reason) };
-  if (got.bytes === null) return { kind: 'answer', message: words.tooLarge(path, got.meta.size, config.maxFileSize) };
+  if (got.bytes === null) return largeFile(disk, words, path);
   if (looksBinary(got.bytes)) return { kind: 'binary', size: got.bytes.length, bytes: got.bytes };
   return { kind: 'file', bytes: got.bytes, notes: [] };
 }
@@ -106,6 +107,8 @@ async function plan(disk: HostDisk, config: MountConfig, words: Words, changes: 
     const kind = disk.kindOf(ch.path);
     if (kind.kind === 'directory') return refuse(words.unreadable(ch.path, 'a directory is there'));
     if (kind.kind === 'other') return refuse(words.unreadable(ch.path, kind.reason));
+    // A file over the limit is read-only (read pages it from disk); it is never read whole to be replaced.
+    if (kind.kind === 'file' && kind.meta.size > config.maxFileSize) return refuse(largeFileChange(words.shown(ch.path), kind.meta.size, config.maxFileSize));
     const got = await disk.read(ch.path, Number.MAX_SAFE_INTEGER);
     if (got.kind === 'unobservable') return refuse(words.unreadable(ch.path, got.reason));
     const before = got.kind === 'file' ? got.bytes : null;

@@ -3,7 +3,7 @@
  * then `@ws/reconcile`'s finding, mapped one to one onto the tools' outcome. The one rule:
  * the answer is decided by `readFinding`; nothing here overrules it.
  */
-import { readFinding } from '@ws/reconcile';
+import { readFinding, readSentence } from '@ws/reconcile';
 import type { ReadOutcome } from '@ws/tools';
 import { type StoreMountContext, isDirectoryPath } from './context.ts';
 
@@ -23,6 +23,13 @@ export async function readPath(ctx: StoreMountContext, path: string): Promise<Re
       return bytes === null ? { kind: 'missing' } : { kind: 'file', bytes, notes: finding.notes };
     }
     case 'answer':
+      // A file too large to store is paged straight from disk, read-only.
+      // Where the store held it until disk made it too large, the page says so too.
+      if (finding.reason === 'not-stored' && finding.why === 'too-large' && held === null) {
+        const large = await ctx.readLarge(path);
+        const dropped = finding.message === readSentence.notStored('too-large', true);
+        return large.kind === 'large' && dropped ? { ...large, notes: [finding.message, ...large.notes] } : large;
+      }
       return { kind: 'answer', message: finding.message };
     case 'binary': {
       // The store keeps no binary file; disk's bytes, where they fit, let read show an image.
