@@ -6,8 +6,7 @@
  * edits, so every mount that can commit can move; a target that exists is refused
  * unless `overwrite`.
  */
-import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import {
@@ -26,18 +25,18 @@ import { type PlannedChange, commitAll } from './commit-all.ts';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const schema = z.strictObject({
+const schema = defineInput((z, { path }) => z.strictObject({
   from: path,
   to: path,
   overwrite: z.boolean().optional(),
-});
+}));
 
 function inside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
 
 /** Moves `from` to `to`: each file read, each target checked, then one all-or-none commit per mount. */
-async function move(workspace: Workspace, input: z.infer<typeof schema>): Promise<Answer> {
+async function move(workspace: Workspace, input: InputOf<typeof schema>): Promise<Answer> {
   const from = locate(workspace, input.from);
   if (!from.ok) return refuse(from.message);
   const to = locate(workspace, input.to);
