@@ -7,7 +7,8 @@
  * exactly when git's rules (with `.ignore` read after `.gitignore`) say so, and the
  * reason names the file and the rule.
  */
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
+import { ignore } from './ignore-rules.ts';
 
 /** The ignore files a directory may hold, in the order their rules apply (later wins). */
 export const IGNORE_FILES = ['.gitignore', '.ignore'] as const;
