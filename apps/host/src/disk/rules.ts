@@ -47,7 +47,8 @@ function ignoreFileText(root: string): (rel: string) => string | undefined {
   return (rel) => {
     try {
       const abs = `${root}/${rel}`;
-      return lstatSync(abs).isFile() ? readFileSync(abs, 'utf8') : undefined;
+      // Most directories hold no ignore file: no error is made for each that does not.
+      return lstatSync(abs, { throwIfNoEntry: false })?.isFile() ? readFileSync(abs, 'utf8') : undefined;
     } catch {
       return undefined;
     }
