@@ -10,15 +10,21 @@
  * Where a line holds a surrogate (an emoji), the caller tests it with JavaScript: JS
  * reads it as two units, RE2 as one character.
  */
-import { createRequire } from 'node:module';
 import type { AST, RegExpParser as Parser } from '@eslint-community/regexpp';
 import type { RE2JS as Engine } from 're2js';
 
 // Both load on first use, not at import: re2js alone is about 12 ms of a process's
 // start, and most calls (every `ws call` but a grep) never need either. Bun (and a
-// bundle) has `require` in a module; Node takes it from createRequire.
-// The names are literal, so a bundler takes both modules in (and runs each on first use).
-const nodeRequire = (name: string): unknown => createRequire(import.meta.url)(name);
+// bundle, which takes both modules in since the names are literal) has `require` in a
+// module; Node takes one from its module builtin. Where neither exists, the load throws
+// inside `parsed` and `re2Line`, which then answer "not translated".
+declare const require: ((id: string) => unknown) | undefined;
+type NodeProcess = { getBuiltinModule?: (id: string) => { createRequire(url: string): (id: string) => unknown } | undefined };
+const nodeRequire = (name: string): unknown => {
+  const builtin = (globalThis as { process?: NodeProcess }).process?.getBuiltinModule?.('node:module');
+  if (builtin === undefined) throw new Error(`@ws/grep: cannot load ${name} here`);
+  return builtin.createRequire(import.meta.url)(name);
+};
 let parserClass: typeof Parser | undefined;
 let engine: typeof Engine | undefined;
 const RegExpParser = (): typeof Parser => (parserClass ??= ((typeof require === 'function' ? require('@eslint-community/regexpp') : nodeRequire('@eslint-community/regexpp')) as { RegExpParser: typeof Parser }).RegExpParser);
