@@ -17,6 +17,11 @@ export const IGNORE_FILES = ['.gitignore', '.ignore'] as const;
 export interface IgnoreFileRules {
   /** `ignored by a/.gitignore: *.log` where a rule ignores `rel` (a directory when `isDir`), else undefined. */
   passOver(rel: string, isDir: boolean): `ignored by ${string}` | undefined;
+  /**
+   * Told the names a directory was just listed with (a walk's listing): where it holds no
+   * ignore file, none is looked for there (no stat per directory for files that are not there).
+   */
+  listed(dir: string, names: ReadonlySet<string>): void;
 }
 
 /**
@@ -42,6 +47,9 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
     return rules;
   };
   return {
+    listed(dir, names) {
+      if (!byDir.has(dir) && !IGNORE_FILES.some((name) => names.has(name))) byDir.set(dir, null);
+    },
     passOver(rel, isDir) {
       // From the deepest directory up: the first set of rules that decides, decides.
       for (let cut = rel.lastIndexOf('/'); ; cut = rel.lastIndexOf('/', cut - 1)) {

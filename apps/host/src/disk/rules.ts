@@ -40,6 +40,8 @@ function isEditorFile(name: string): boolean {
 export interface WalkRules {
   /** The reason to pass over `rel` (a directory when `isDir`), or undefined to look at it. */
   passOver(rel: string, isDir: boolean): PassedOverReason | undefined;
+  /** Told the names directory `rel` was just listed with, before any of them is asked about. */
+  listed?(rel: string, names: ReadonlySet<string>): void;
 }
 
 /** An ignore file's text under `root`, where it is a regular file (a link is not followed). */
@@ -67,6 +69,9 @@ export function walkRules(mountIgnore: readonly string[], storeRel: string | und
   const test = mountRules(mountIgnore);
   const own = boundary(storeRel, []);
   return {
+    listed(rel, names) {
+      byFiles?.listed(rel, names);
+    },
     passOver(rel, isDir) {
       const name = rel.slice(rel.lastIndexOf('/') + 1);
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
