@@ -18,33 +18,39 @@ export function ignore(options?: Options): Ignore {
 
 /** A bare directory name of ASCII letters, digits, `.`, `_` and `-`, and a slash (`node_modules/`); not `./` or `../`. */
 const DIRECTORY_NAME = /^(?!\.{1,2}\/$)[A-Za-z0-9._-]+\/$/;
+/** A star and a literal ending of the same characters (`*.log`): any name, file or directory, that ends so. */
+const ENDING = /^\*[A-Za-z0-9._-]+$/;
 
 /** ASCII letters lowered, nothing else: how a case-blind regex without the `u` flag compares ASCII names. */
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 /**
- * The mount's `ignore` list as a test answering the rule that passes over `rel`, or
- * undefined. Where every rule is a bare directory name (the default, `node_modules/` and
- * `.git/`), it is read by hand, as gitignore reads such a rule — a directory of that name
- * at any depth, and all beneath it (the shallowest such directory names the rule) — so
- * the `ignore` package is not loaded; case-blind for ASCII letters, as `ignore()` reads
- * the mount's list; otherwise `ignore` reads them (a test holds the
- * two to the same answers).
+ * The mount's `ignore` (or `protect`) list as a test answering the rule that passes over
+ * `rel`, or undefined. Where every rule is a bare directory name or a star and an ending
+ * (the defaults: `node_modules/`, `.git/`, `*.log`), it is read by hand as gitignore
+ * reads such rules — at any depth; a directory that matches takes all beneath it (the
+ * shallowest such directory decides); among rules that match one name, the last one
+ * names itself; case-blind for ASCII letters, as `ignore()` reads the mount's list — so
+ * the `ignore` package is not loaded. Otherwise `ignore` reads them. A test holds the two
+ * to the same answers.
  */
 export function mountRules(patterns: readonly string[]): ((rel: string, isDir: boolean) => string | undefined) | undefined {
   if (patterns.length === 0) return undefined;
-  if (patterns.every((p) => DIRECTORY_NAME.test(p))) {
-    const byName = new Map<string, string>();
-    for (const p of patterns) {
-      // The last rule that matches names itself, as in ignore files.
-      byName.set(asciiLower(p.slice(0, -1)), p);
-    }
+  if (patterns.every((p) => DIRECTORY_NAME.test(p) || ENDING.test(p))) {
+    const rules = patterns.map((pattern) =>
+      pattern.endsWith('/')
+        ? { pattern, dirOnly: true, name: asciiLower(pattern.slice(0, -1)), ending: null }
+        : { pattern, dirOnly: false, name: null, ending: asciiLower(pattern.slice(1)) },
+    ).reverse();
     return (rel, isDir) => {
       const names = rel.split('/');
-      const dirs = isDir ? names.length : names.length - 1;
-      for (let i = 0; i < dirs; i++) {
-        const rule = byName.get(asciiLower(names[i]));
-        if (rule !== undefined) return rule;
+      for (let i = 0; i < names.length; i++) {
+        const asDir = isDir || i < names.length - 1;
+        const name = asciiLower(names[i]);
+        for (const r of rules) {
+          if (r.dirOnly && !asDir) continue;
+          if (r.name !== null ? name === r.name : name.endsWith(r.ending!)) return r.pattern;
+        }
       }
       return undefined;
     };
@@ -55,4 +61,3 @@ export function mountRules(patterns: readonly string[]): ((rel: string, isDir: b
     return found.ignored ? (found.rule?.pattern ?? '') : undefined;
   };
 }
-
