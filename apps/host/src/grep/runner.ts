@@ -28,8 +28,10 @@ export interface GrepWorkers {
 
 const EMPTY = new Uint32Array(0);
 
-// The built bin (\`bun run build:bin\`, one bundle with the Worker as a second entry) names
-// the Worker's file as it lies beside the bundle; the sources name it here.
+// The built bin (`bun run build:bin`) and the compiled executable (`bun run build`) take
+// the Worker as a second entry and name its file as it lies beside them (without that,
+// neither could start a Worker, and every grep ran into its deadline); the sources name
+// it here.
 declare const WS_GREP_WORKER: string | undefined;
 const WORKER = typeof WS_GREP_WORKER === 'string' ? WS_GREP_WORKER : './worker.ts';
 
