@@ -22,7 +22,7 @@ const DIRECTORY_NAME = /^(?!\.{1,2}\/$)[A-Za-z0-9._-]+\/$/;
 const ENDING = /^\*[A-Za-z0-9._-]+$/;
 
 /** ASCII letters lowered, nothing else: how a case-blind regex without the `u` flag compares ASCII names. */
-const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+const asciiLower = (s: string) => (/[A-Z]/.test(s) ? s.replace(/[A-Z]/g, (c) => c.toLowerCase()) : s);
 
 /**
  * The mount's `ignore` (or `protect`) list as a test answering the rule that passes over
@@ -42,17 +42,28 @@ export function mountRules(patterns: readonly string[]): ((rel: string, isDir: b
         ? { pattern, dirOnly: true, name: asciiLower(pattern.slice(0, -1)), ending: null }
         : { pattern, dirOnly: false, name: null, ending: asciiLower(pattern.slice(1)) },
     ).reverse();
-    return (rel, isDir) => {
-      const names = rel.split('/');
-      for (let i = 0; i < names.length; i++) {
-        const asDir = isDir || i < names.length - 1;
-        const name = asciiLower(names[i]);
-        for (const r of rules) {
-          if (r.dirOnly && !asDir) continue;
-          if (r.name !== null ? name === r.name : name.endsWith(r.ending!)) return r.pattern;
-        }
+    const matching = (segment: string, asDir: boolean): string | null => {
+      const name = asciiLower(segment);
+      for (const r of rules) {
+        if (r.dirOnly && !asDir) continue;
+        if (r.name !== null ? name === r.name : name.endsWith(r.ending!)) return r.pattern;
       }
-      return undefined;
+      return null;
+    };
+    // A directory's verdict (its own name or an ancestor's), found once for all it holds.
+    const byDir = new Map<string, string | null>();
+    const dirRule = (dir: string): string | null => {
+      let verdict = byDir.get(dir);
+      if (verdict !== undefined) return verdict;
+      const cut = dir.lastIndexOf('/');
+      verdict = (cut < 0 ? null : dirRule(dir.slice(0, cut))) ?? matching(dir.slice(cut + 1), true);
+      if (byDir.size >= 100_000) byDir.clear();
+      byDir.set(dir, verdict);
+      return verdict;
+    };
+    return (rel, isDir) => {
+      const cut = rel.lastIndexOf('/');
+      return (cut < 0 ? null : dirRule(rel.slice(0, cut))) ?? matching(rel.slice(cut + 1), isDir) ?? undefined;
     };
   }
   const rules: Ignore = ignore().add([...patterns]);
