@@ -113,18 +113,9 @@ export interface Libc {
 }
 
 const encoder = new TextEncoder();
-/**
- * Two buffers for the names handed to a call (slot 1 for a rename's second name): a walk
- * stats each file, and a new array for each name costs more than the call itself.
- */
-const names = [new Uint8Array(4096), new Uint8Array(4096)] as const;
-function cstr(s: string, slot: 0 | 1 = 0): Uint8Array {
-  const into = names[slot];
-  // UTF-8 takes at most 3 bytes per UTF-16 unit; the name ends with a NUL.
-  if (s.length * 3 + 1 > into.length) return encoder.encode(`${s}\0`);
-  const { written } = encoder.encodeInto(s, into);
-  into[written] = 0;
-  return into;
+function cstr(s: string): Uint8Array {
+  const bytes = encoder.encode(`${s}\0`);
+  return bytes;
 }
 
 function bind(): Libc | null {
@@ -186,13 +177,13 @@ function bind(): Libc | null {
       if (c.mkdirat(dir(dirfd), cstr(name), mode) < 0) throw sysError(errno(), 'mkdir', name);
     },
     renameat(fromDir, from, toDir, to) {
-      if (c.renameat(dir(fromDir), cstr(from), dir(toDir), cstr(to, 1)) < 0) throw sysError(errno(), 'rename', to);
+      if (c.renameat(dir(fromDir), cstr(from), dir(toDir), cstr(to)) < 0) throw sysError(errno(), 'rename', to);
     },
     exchangeat(fromDir, from, toDir, to) {
-      if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to, 1), 2) < 0) throw sysError(errno(), 'rename', to);
+      if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to), 2) < 0) throw sysError(errno(), 'rename', to);
     },
     renameNoReplaceAt(fromDir, from, toDir, to) {
-      if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to, 1), 1) < 0) throw sysError(errno(), 'rename', to);
+      if (c.renameat2(dir(fromDir), cstr(from), dir(toDir), cstr(to), 1) < 0) throw sysError(errno(), 'rename', to);
     },
     unlinkat(dirfd, name, directory) {
       if (c.unlinkat(dir(dirfd), cstr(name), directory ? AT_REMOVEDIR : 0) < 0) throw sysError(errno(), 'unlink', name);
