@@ -55,6 +55,22 @@ describe('.gitignore and .ignore files', () => {
     expect(reads.sort()).toEqual(['.gitignore', '.ignore', 'a/.gitignore', 'a/.ignore', 'a/b/.gitignore', 'a/b/.ignore']);
   });
 
+  test('a directory listed without an ignore file is not looked in for one; one listed with it is read, and answers do not change', () => {
+    const files = { 'a/.gitignore': '*.log\n', 'a/b/.ignore': '!keep.log\n' };
+    const hinted = rules(files);
+    hinted.r.listed('', new Set(['a', 'x.log']));
+    hinted.r.listed('a', new Set(['.gitignore', 'b', 'c']));
+    hinted.r.listed('a/b', new Set(['.ignore', 'keep.log']));
+    hinted.r.listed('a/c', new Set(['d.log']));
+    const plain = rules(files);
+    for (const [rel, isDir] of [['x.log', false], ['a/y.log', false], ['a/b/keep.log', false], ['a/b/z.log', false], ['a/c/d.log', false], ['a/c', true]] as const) {
+      expect(hinted.r.passOver(rel, isDir)).toBe(plain.r.passOver(rel, isDir));
+    }
+    // The root and a/c were listed without ignore files: never read; a and a/b were.
+    expect(hinted.reads.sort()).toEqual(['a/.gitignore', 'a/.ignore', 'a/b/.gitignore', 'a/b/.ignore']);
+    expect(plain.reads).toContain('.gitignore');
+  });
+
   test('case counts, as git and ripgrep read ignore files', () => {
     const { r } = rules({ '.gitignore': 'Build/\n*.LOG\n' });
     expect(r.passOver('build', true)).toBeUndefined();

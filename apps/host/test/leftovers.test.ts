@@ -1,7 +1,8 @@
 /**
  * Leftover temporary files through the real `ws`: a `ws call materialize` SIGKILLed at
- * random moments (20 times) may leave `.ws-tmp-*` files behind; the next start of `ws`
- * removes every one whose writer is gone, and keeps a live writer's.
+ * random moments (20 times) may leave `.ws-tmp-*` files behind; the next `ws call sync`
+ * (its walk) removes every one whose writer is gone, and keeps a live writer's; and a
+ * server that keeps running sweeps the whole tree a few seconds after it starts.
  */
 import { expect, test } from 'bun:test';
 import { readdirSync, watch, writeFileSync } from 'node:fs';
@@ -74,8 +75,8 @@ test(`no .ws-tmp-* file outlives ${KILLS} SIGKILLs during materialize (seed ${se
     for (const w of watchers) w.close();
     leftBehind += temps(root).filter((t) => t !== live && !t.includes('-99999999-')).length;
 
-    // The next start of ws sweeps them before it answers.
-    const status = await ws(root, ['call', 'status', '{}']);
+    // The next sync's walk removes them before it answers.
+    const status = await ws(root, ['call', 'sync', '{}']);
     expect(status.code).toBe(0);
     expect({ trial, left: temps(root) }).toEqual({ trial, left: [live] });
     // Settle, so the next trial's drafts are pushed again.
@@ -90,3 +91,27 @@ test(`no .ws-tmp-* file outlives ${KILLS} SIGKILLs during materialize (seed ${se
   // The kills land inside writes (they are aimed at a temporary file appearing), so some are left.
   expect(leftBehind).toBeGreaterThan(0);
 }, 300_000);
+
+test('a host that keeps running sweeps leftovers from the whole tree a few seconds after it opens, and keeps a live writer\'s', async () => {
+  const root = tempDir('ws-leftover-sweep-');
+  writeFiles(root, { 'a/b/keep.txt': 'kept\n' });
+  writeFileSync(join(root, 'ws.toml'), '[[mount]]\nname = "work"\npath = "."\nbackend = "direct"\n');
+  const writer = Bun.spawn(['sleep', '600'], { stdout: 'ignore', stderr: 'ignore' });
+  const live = `a/.ws-tmp-x.txt-${writer.pid}-livewrite`;
+  writeFileSync(join(root, live), 'being written');
+  writeFileSync(join(root, 'a/b/.ws-tmp-keep.txt-99999999-deadbeef'), 'half');
+  try {
+    const host = await openHost(await loadConfig(root), { watch: false });
+    try {
+      // At once, nothing has listed the tree: the leftover is still there.
+      expect(temps(root)).toEqual(['a/.ws-tmp-x.txt-' + writer.pid + '-livewrite', 'a/b/.ws-tmp-keep.txt-99999999-deadbeef']);
+      const deadline = Date.now() + 30_000;
+      while (temps(root).length > 1 && Date.now() < deadline) await Bun.sleep(200);
+      expect(temps(root)).toEqual([live]);
+    } finally {
+      host.close();
+    }
+  } finally {
+    writer.kill();
+  }
+}, 60_000);

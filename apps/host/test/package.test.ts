@@ -33,12 +33,15 @@ function project(): Workspace {
   return makeWorkspace([{ name: 'work', backend: 'store', files: { 'win.txt': `${BOM}one\r\ntwo\r\n` } }]);
 }
 
-/** What the issue asks of a client: tools/list, a read, an edit, a materialize — the exact bytes on disk after. */
+/** What the issue asks of a client: tools/list, a read, a grep, an edit, a materialize — the exact bytes on disk after. */
 async function roundTrip(client: Client, w: Workspace): Promise<void> {
   const listed = await client.listTools();
   expect(listed.tools.map((t) => t.name)).toContain('materialize');
   const read = await mcpCall(client, 'read', { path: 'work/win.txt' });
   expect(read.data.content).toBe('1\tone\n2\ttwo');
+  // A grep runs in a Worker: the built bin and the executable must carry its file.
+  const found = await mcpCall(client, 'grep', { pattern: 'tw[o]', path: 'work' });
+  expect({ total: found.data.totalMatches, note: found.data.note }).toEqual({ total: 1, note: undefined });
   expect((await mcpCall(client, 'edit', { path: 'work/win.txt', oldString: 'two', newString: 'deux' })).isError).toBe(false);
   expect(readFileSync(w.disk('work/win.txt'), 'utf8')).toBe(`${BOM}one\r\ntwo\r\n`);
   expect((await mcpCall(client, 'materialize', {})).isError).toBe(false);

@@ -10,9 +10,25 @@
  * Where a line holds a surrogate (an emoji), the caller tests it with JavaScript: JS
  * reads it as two units, RE2 as one character.
  */
-import { RegExpParser } from '@eslint-community/regexpp';
-import type { AST } from '@eslint-community/regexpp';
-import { RE2JS } from 're2js';
+import type { AST, RegExpParser as Parser } from '@eslint-community/regexpp';
+import type { RE2JS as Engine } from 're2js';
+
+// Both load on first use, not at import: re2js alone is about 12 ms of a process's
+// start, and most calls (every `ws call` but a grep) never need either. Bun (and a
+// bundle, which takes both modules in since the names are literal) has `require` in a
+// module; Node takes one from its module builtin. Where neither exists, the load throws
+// inside `parsed` and `re2Line`, which then answer "not translated".
+declare const require: ((id: string) => unknown) | undefined;
+type NodeProcess = { getBuiltinModule?: (id: string) => { createRequire(url: string): (id: string) => unknown } | undefined };
+const nodeRequire = (name: string): unknown => {
+  const builtin = (globalThis as { process?: NodeProcess }).process?.getBuiltinModule?.('node:module');
+  if (builtin === undefined) throw new Error(`@ws/grep: cannot load ${name} here`);
+  return builtin.createRequire(import.meta.url)(name);
+};
+let parserClass: typeof Parser | undefined;
+let engine: typeof Engine | undefined;
+const RegExpParser = (): typeof Parser => (parserClass ??= ((typeof require === 'function' ? require('@eslint-community/regexpp') : nodeRequire('@eslint-community/regexpp')) as { RegExpParser: typeof Parser }).RegExpParser);
+const RE2JS = (): typeof Engine => (engine ??= ((typeof require === 'function' ? require('re2js') : nodeRequire('re2js')) as { RE2JS: typeof Engine }).RE2JS);
 
 /** Not translatable: thrown inside, caught at the top. */
 class Untranslatable extends Error {}
@@ -118,7 +134,7 @@ function element(e: AST.Element, fold: boolean): string {
 /** The pattern's syntax tree as JavaScript reads it without flags (Annex B), or undefined where it can't be parsed. */
 export function parsed(pattern: string): AST.Pattern | undefined {
   try {
-    return new RegExpParser({ strict: false, ecmaVersion: 2025 }).parsePattern(pattern, 0, pattern.length, { unicode: false });
+    return new (RegExpParser())({ strict: false, ecmaVersion: 2025 }).parsePattern(pattern, 0, pattern.length, { unicode: false });
   } catch {
     return undefined;
   }
@@ -181,9 +197,9 @@ export interface Re2Line {
 export function re2Line(pattern: string, caseInsensitive: boolean): Re2Line | undefined {
   const syntax = toRe2Syntax(pattern, caseInsensitive);
   if (syntax === undefined) return undefined;
-  let compiled: RE2JS;
+  let compiled: Engine;
   try {
-    compiled = RE2JS.compile(syntax);
+    compiled = RE2JS().compile(syntax);
   } catch {
     return undefined;
   }

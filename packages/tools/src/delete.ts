@@ -3,19 +3,18 @@
  * (see the README's "write and delete") — its push would remove that change unseen — so it goes straight to the
  * mount, which refuses a directory or a path with nothing to delete.
  */
-import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { mountRootChange, readOnly } from './errors.ts';
 import { locate } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const schema = z.strictObject({ path });
+const schema = defineInput((z, { path }) => z.strictObject({ path }));
 import { withReport } from './reports.ts';
 
 /** Deletes the file at `path`. */
-async function remove(workspace: Workspace, input: z.infer<typeof schema>): Promise<Answer> {
+async function remove(workspace: Workspace, input: InputOf<typeof schema>): Promise<Answer> {
   const at = locate(workspace, input.path);
   if (!at.ok) return refuse(at.message);
   if (at.rel === '') return refuse(mountRootChange(at.path, 'delete'));

@@ -7,8 +7,7 @@
  * `offset=N` continues at hunk N.
  */
 import { type FileText, fileText, jsonLength, safeCut } from '@ws/text';
-import { z } from 'zod';
-import { mountName, outputOf, path, wholeFromOne } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Draft, Mount, ReadOutcome, Workspace } from './workspace.ts';
 import {
@@ -33,11 +32,11 @@ import { type Hunk, hunkHeader, hunksOf } from './hunks.ts';
 import { locate, mountNamed, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const schema = z.strictObject({
+const schema = defineInput((z, { mountName, path, wholeFromOne }) => z.strictObject({
   path: path.optional(),
   mount: mountName.optional(),
   offset: wholeFromOne.optional(),
-});
+}));
 
 /** One side of a comparison: text, nothing, or something not compared as lines. */
 type Side = { readonly kind: 'text'; readonly ft: FileText; readonly bytes: Uint8Array } | { readonly kind: 'absent' } | { readonly kind: 'other'; readonly why: string };
@@ -148,7 +147,7 @@ async function compareDraft(found: Found, mount: Mount & Required<Pick<Mount, 'r
 }
 
 /** Which mounts (and where in them) a diff looks at. */
-function scopes(workspace: Workspace, input: z.infer<typeof schema>): { ok: true; scopes: { mount: Mount; rel: string; shown: string }[] } | { ok: false; message: string } {
+function scopes(workspace: Workspace, input: InputOf<typeof schema>): { ok: true; scopes: { mount: Mount; rel: string; shown: string }[] } | { ok: false; message: string } {
   if (input.path !== undefined && input.mount !== undefined) return { ok: false, message: pathOrMount('diff') };
   if (input.path !== undefined) {
     const at = locate(workspace, input.path);
@@ -165,7 +164,7 @@ function scopes(workspace: Workspace, input: z.infer<typeof schema>): { ok: true
 const MAX_FILE_NOTES = 10;
 
 /** Gathers every comparison, then pages its hunks from `offset` within `budget`. */
-async function diff(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
+async function diff(workspace: Workspace, input: InputOf<typeof schema>, { budget }: CallContext): Promise<Answer> {
   const chosen = scopes(workspace, input);
   if (!chosen.ok) return refuse(chosen.message);
   const found: Found = { sections: [], notes: [] };

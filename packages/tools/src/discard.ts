@@ -3,8 +3,7 @@
  * copy again. The one rule: nothing is lost — the dropped text stays in history, where
  * `restore` brings it back — and disk is not touched.
  */
-import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { directHasNoDrafts, listCut, notOnThisMount, nothingToDiscard, readOnly } from './errors.ts';
@@ -13,9 +12,9 @@ import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 import { withReport } from './reports.ts';
 
-const schema = z.strictObject({ path });
+const schema = defineInput((z, { path }) => z.strictObject({ path }));
 
-async function discard(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
+async function discard(workspace: Workspace, input: InputOf<typeof schema>, { budget }: CallContext): Promise<Answer> {
   const at = locate(workspace, input.path);
   if (!at.ok) return refuse(at.message);
   if (at.mount.backend === 'direct') return refuse(directHasNoDrafts(at.mount.name, 'discard'));

@@ -26,19 +26,18 @@ import {
 import { suggestions } from './close-paths.ts';
 import { type Located, locate } from './paths.ts';
 import { type FileReceipt, DEFAULT_RECEIPT_CHARS, receipt } from './receipt.ts';
-import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { type Zod, defineInput, outputOf } from './schemas.ts';
 import { defineTool } from './tool.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const oneEdit = {
+const oneEdit = (z: Zod) => ({
   oldString: z.string().min(1).describe('Copied from read, without line numbers.'),
   newString: z.string(),
   replaceAll: z.boolean().optional(),
-};
-const editSchema = z.strictObject({ path, ...oneEdit });
+});
+const editSchema = defineInput((z, { path }) => z.strictObject({ path, ...oneEdit(z) }));
 // edit's listing says how oldString is copied; edit_many's does not repeat it.
-const editManySchema = z.strictObject({ edits: z.array(z.strictObject({ path, ...oneEdit, oldString: z.string().min(1) })).min(1) });
+const editManySchema = defineInput((z, { path }) => z.strictObject({ edits: z.array(z.strictObject({ path, ...oneEdit(z), oldString: z.string().min(1) })).min(1) }));
 
 /** One edit as the tools take it: a mount-prefixed path and what to replace. */
 export interface PathEdit extends EditSpec {

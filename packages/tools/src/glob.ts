@@ -4,8 +4,7 @@
  * (`work/src/a.ts`), mount name included; with `path`, a pattern that does not begin
  * with a mount name is read relative to that path.
  */
-import { z } from 'zod';
-import { outputOf, scope, wholeFromZero } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, Workspace } from './workspace.ts';
 import { globNone, passedOver } from './errors.ts';
@@ -14,12 +13,12 @@ import { pageOf } from './ls.ts';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const schema = z.strictObject({
+const schema = defineInput((z, { scope, wholeFromZero }) => z.strictObject({
   pattern: z.string().min(1).describe('e.g. work/**/*.ts'),
   path: scope.optional(),
   sort: z.enum(['path', 'modified']).optional(),
   offset: wholeFromZero.optional(),
-});
+}));
 
 const GLOB_CHARS = /[*?[\]{}!\\]/;
 
@@ -43,7 +42,7 @@ function scansFor(workspace: Workspace, pattern: string): Scan[] {
 }
 
 /** Files matching a mount-prefixed glob, in path order, held to the call's budget. */
-async function glob(workspace: Workspace, input: z.infer<typeof schema>, { budget }: CallContext): Promise<Answer> {
+async function glob(workspace: Workspace, input: InputOf<typeof schema>, { budget }: CallContext): Promise<Answer> {
   let pattern = input.pattern;
   let within: string | undefined;
   if (input.path !== undefined) {

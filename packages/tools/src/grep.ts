@@ -10,7 +10,6 @@
 import { type FoundFile, type GrepFile, type SearchFacts, type SkippedFile, GrepError, searchFiles } from '@ws/grep';
 import { LONG_LINE_CHARS, lineWindow } from '@ws/paging';
 import { jsonLength } from '@ws/text';
-import { z } from 'zod';
 import {
   BINARY_SKIP,
   SKIPPED_NAMES_MAX,
@@ -27,11 +26,11 @@ import { globMatcher } from './glob-match.ts';
 import { StreamPage } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
-import { outputOf, scope, wholeFromZero } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, SearchQuery, Workspace } from './workspace.ts';
 
-const schema = z.strictObject({
+const schema = defineInput((z, { scope, wholeFromZero }) => z.strictObject({
   pattern: z.string().min(1).describe('A JavaScript regex.'),
   path: scope.optional(),
   glob: z.string().optional(),
@@ -43,9 +42,9 @@ const schema = z.strictObject({
   contextBefore: wholeFromZero.optional(),
   contextAfter: wholeFromZero.optional(),
   offset: wholeFromZero.optional(),
-});
+}));
 
-type Input = z.infer<typeof schema>;
+type Input = InputOf<typeof schema>;
 
 /** How long a search may run where the workspace does not say (`grepTimeoutMs`). */
 export const DEFAULT_GREP_TIMEOUT_MS = 10_000;

@@ -5,8 +5,7 @@
  * materialize — and a version's bytes come back exactly as recorded.
  */
 import { fileText, jsonLength } from '@ws/text';
-import { z } from 'zod';
-import { outputOf, path, wholeFromOne } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, ReadOutcome, Version, Workspace } from './workspace.ts';
 import {
@@ -25,8 +24,8 @@ import { type Located, locate } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 import { withReport } from './reports.ts';
 
-const historySchema = z.strictObject({ path, offset: wholeFromOne.optional() });
-const restoreSchema = z.strictObject({ path, version: z.string().min(1) });
+const historySchema = defineInput((z, { path, wholeFromOne }) => z.strictObject({ path, offset: wholeFromOne.optional() }));
+const restoreSchema = defineInput((z, { path }) => z.strictObject({ path, version: z.string().min(1) }));
 
 /** A located file on a store-backed mount that offers `method`, or the sentence why not. */
 function storeFile<K extends 'history' | 'readVersion'>(
@@ -56,7 +55,7 @@ function linesOf(outcome: ReadOutcome): readonly string[] | null {
 }
 
 /** `history`: a file's versions, newest first, from `offset`, held to the budget. */
-async function history(workspace: Workspace, input: z.infer<typeof historySchema>, { budget }: CallContext): Promise<Answer> {
+async function history(workspace: Workspace, input: InputOf<typeof historySchema>, { budget }: CallContext): Promise<Answer> {
   const found = storeFile(workspace, input.path, 'history', 'history');
   if (!found.ok) return refuse(found.message);
   const { at, mount } = found;
@@ -94,7 +93,7 @@ async function history(workspace: Workspace, input: z.infer<typeof historySchema
 }
 
 /** `restore`: a version made the draft (a deletion, where the version is an absence). */
-async function restore(workspace: Workspace, input: z.infer<typeof restoreSchema>): Promise<Answer> {
+async function restore(workspace: Workspace, input: InputOf<typeof restoreSchema>): Promise<Answer> {
   const found = storeFile(workspace, input.path, 'restore', 'readVersion');
   if (!found.ok) return refuse(found.message);
   const { at, mount } = found;

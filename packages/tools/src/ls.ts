@@ -3,8 +3,7 @@
  * the mounts. The one rule: entries carry mount-prefixed paths, as every other tool
  * takes them, and the answer is held to the call's budget.
  */
-import { z } from 'zod';
-import { outputOf, scope, wholeFromZero } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool, workOf } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { pageNote, passedOver } from './errors.ts';
@@ -13,11 +12,11 @@ import { jsonLength } from '@ws/text';
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const schema = z.strictObject({
+const schema = defineInput((z, { scope, wholeFromZero }) => z.strictObject({
   path: scope.optional(),
   recursive: z.boolean().optional(),
   offset: wholeFromZero.optional(),
-});
+}));
 
 /** One listed entry as `ls` answers it. */
 export interface LsEntry {
@@ -31,7 +30,7 @@ export interface LsEntry {
 }
 
 /** Lists the mounts, or one directory of one (the whole tree beneath it with `recursive`). */
-async function ls(workspace: Workspace, input: z.infer<typeof schema>, call: CallContext): Promise<Answer> {
+async function ls(workspace: Workspace, input: InputOf<typeof schema>, call: CallContext): Promise<Answer> {
   const { budget } = call;
   if (input.path === undefined) {
     const entries: LsEntry[] = workspace.mounts.map((m) => ({

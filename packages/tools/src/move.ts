@@ -7,8 +7,7 @@
  * unless `overwrite`. Where a file changed between the reads and the commit (a person
  * saved), the move is planned again on what disk holds then.
  */
-import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import {
@@ -29,18 +28,18 @@ import { type PlannedChange, changedSinceRead, commitAll, MAX_PLANS } from './co
 import { locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const schema = z.strictObject({
+const schema = defineInput((z, { path }) => z.strictObject({
   from: path,
   to: path,
   overwrite: z.boolean().optional(),
-});
+}));
 
 function inside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
 
 /** Moves `from` to `to`, planned again (at most `MAX_PLANS` times in all) where a file changed before the commit landed. */
-async function move(workspace: Workspace, input: z.infer<typeof schema>): Promise<Answer> {
+async function move(workspace: Workspace, input: InputOf<typeof schema>): Promise<Answer> {
   let changed: string[] = [];
   for (let plans = 1; ; plans++) {
     const moved = await moveOnce(workspace, input, plans < MAX_PLANS);
@@ -57,7 +56,7 @@ async function move(workspace: Workspace, input: z.infer<typeof schema>): Promis
  * per mount. `changed`: the commit was refused because these paths changed after they
  * were read (only where `mayReplan`).
  */
-async function moveOnce(workspace: Workspace, input: z.infer<typeof schema>, mayReplan: boolean): Promise<Answer | { changed: string[] }> {
+async function moveOnce(workspace: Workspace, input: InputOf<typeof schema>, mayReplan: boolean): Promise<Answer | { changed: string[] }> {
   const from = locate(workspace, input.from);
   if (!from.ok) return refuse(from.message);
   const to = locate(workspace, input.to);

@@ -7,8 +7,7 @@
  */
 import { fileText, jsonLength } from '@ws/text';
 import { DEFAULT_LIMIT, DEFAULT_LIMIT_CHARS, PagingError, characterPage, characterPageOfSpan, linePage, linePageOfSpan } from '@ws/paging';
-import { z } from 'zod';
-import { outputOf, path, wholeFromOne, wholeFromZero } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool } from './tool.ts';
 import type { Mount, ReadOutcome, Workspace } from './workspace.ts';
 import {
@@ -30,15 +29,15 @@ import { suggestions } from './close-paths.ts';
 import { locate } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const schema = z.strictObject({
+const schema = defineInput((z, { path, wholeFromOne, wholeFromZero }) => z.strictObject({
   path,
   offset: wholeFromOne.optional(),
   limit: wholeFromOne.optional(),
   offsetChars: wholeFromZero.optional(),
   limitChars: wholeFromOne.optional(),
   version: z.string().min(1).optional().describe('disk, agreed or a history id'),
-});
-type ReadInput = z.infer<typeof schema>;
+}));
+type ReadInput = InputOf<typeof schema>;
 
 /** Reads `path` as a page held to `budget` (whole lines, no budget, where none is stated). */
 async function read(workspace: Workspace, input: ReadInput, { budget }: CallContext): Promise<Answer> {

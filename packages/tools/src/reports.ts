@@ -4,8 +4,7 @@
  * mount's name and, under a budget, shorten its lists to fit (saying so in a note); an
  * empty report adds nothing to an answer.
  */
-import { z } from 'zod';
-import { mountName, outputOf, path } from './schemas.ts';
+import { type Fields, type InputOf, defineInput, outputOf } from './schemas.ts';
 import { type CallContext, defineTool, workOf } from './tool.ts';
 import type { Mount, Report, Workspace } from './workspace.ts';
 import { pathOrMount, reportWayOn } from './errors.ts';
@@ -13,16 +12,16 @@ import { withDraftsNote } from './drafts-note.ts';
 import { locate, mountNamed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
-const scope = {
+const scope = ({ path, mountName }: Fields) => ({
   path: path.optional(),
   mount: mountName.optional(),
-};
-const syncSchema = z.strictObject(scope);
-const materializeSchema = z.strictObject({
-  ...scope,
-  force: z.boolean().optional().describe('Even over a conflict.'),
 });
-const statusSchema = z.strictObject({ mount: scope.mount });
+const syncSchema = defineInput((z, fields) => z.strictObject(scope(fields)));
+const materializeSchema = defineInput((z, fields) => z.strictObject({
+  ...scope(fields),
+  force: z.boolean().optional().describe('Even over a conflict.'),
+}));
+const statusSchema = defineInput((z, fields) => z.strictObject({ mount: scope(fields).mount }));
 import { holdReport } from './hold.ts';
 
 /** `data` with the mount's report beside it, where the report says anything. */
@@ -72,12 +71,12 @@ async function perMount(
 }
 
 /** `sync`: takes disk's changes in, for a path, a mount or every mount. */
-function sync(workspace: Workspace, input: z.infer<typeof syncSchema>, call: CallContext): Promise<Answer> {
+function sync(workspace: Workspace, input: InputOf<typeof syncSchema>, call: CallContext): Promise<Answer> {
   return perMount(workspace, 'sync', input, (mount, path) => mount.sync(path, workOf(call)), call.budget);
 }
 
 /** `materialize`: pushes drafts to disk, for a path, a mount or every mount. */
-function materialize(workspace: Workspace, input: z.infer<typeof materializeSchema>, call: CallContext): Promise<Answer> {
+function materialize(workspace: Workspace, input: InputOf<typeof materializeSchema>, call: CallContext): Promise<Answer> {
   const force = input.force ?? false;
   return perMount(
     workspace,
@@ -90,7 +89,7 @@ function materialize(workspace: Workspace, input: z.infer<typeof materializeSche
 
 
 /** `status`: each mount's own report (or one mount's). */
-async function status(workspace: Workspace, input: z.infer<typeof statusSchema>, { budget }: CallContext): Promise<Answer> {
+async function status(workspace: Workspace, input: InputOf<typeof statusSchema>, { budget }: CallContext): Promise<Answer> {
   // Where drafts exist, status says which tools show and drop them.
   return perMount(workspace, 'status', input, async (mount) => ({ ok: true, report: await mount.status() }), budget, withDraftsNote);
 }

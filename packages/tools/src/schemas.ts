@@ -1,29 +1,55 @@
 /**
- * The fields tools share, and how a zod schema becomes the JSON Schema a client sees.
- * The one rule: validation and the listed schema both come from the same zod schema, so
- * they cannot drift; the listed one drops what only costs a model's context (`$schema`,
- * the safe-integer bounds zod puts on every whole number, and `additionalProperties`:
- * an unknown field is refused by name all the same).
+ * The fields tools share, and how a tool's input schema is written. The one rule: a
+ * tool's input is written once, in zod, in its record (`input((z, fields) => …)`); the
+ * JSON Schema a client sees and the checks a call meets are both generated from that zod
+ * schema at build time (`input-schemas.ts`, made by `bun run schemas`; a test fails when
+ * it is stale), so they cannot drift and nothing loads zod when a tool is called. The
+ * listed schema drops what only costs a model's context (`$schema`, the safe-integer
+ * bounds zod puts on every whole number, and `additionalProperties`: an unknown field is
+ * refused by name all the same).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 
 /** A JSON Schema object. */
 export type JsonSchema = { readonly [key: string]: unknown };
 
-/** A mount-prefixed path (the MCP instructions and read's description say so once). */
-export const path = z.string().min(1);
-/** A path that narrows a search or a listing: an empty one is refused by the path check, by name, so the schema spares the bound. */
-export const scope = z.string();
-/** A whole number from 1. */
-export const wholeFromOne = z.number().int().min(1);
-/** A whole number from 0. */
-export const wholeFromZero = z.number().int().min(0);
-/** A mount's name. */
-export const mountName = z.string().min(1);
+/** The zod module, as a record's input builder is handed it. */
+export type Zod = typeof z;
+
+/** The fields tools share, built on the zod they are handed. */
+export function fieldsOf(zod: Zod) {
+  return {
+    /** A mount-prefixed path (the MCP instructions and read's description say so once). */
+    path: zod.string().min(1),
+    /** A path that narrows a search or a listing: an empty one is refused by the path check, by name, so the schema spares the bound. */
+    scope: zod.string(),
+    /** A whole number from 1. */
+    wholeFromOne: zod.number().int().min(1),
+    /** A whole number from 0. */
+    wholeFromZero: zod.number().int().min(0),
+    /** A mount's name. */
+    mountName: zod.string().min(1),
+  };
+}
+
+/** The fields tools share. */
+export type Fields = ReturnType<typeof fieldsOf>;
+
+/** How a record writes its input: a zod schema built on the zod (and shared fields) it is handed. */
+export type InputBuilder<S extends z.ZodType = z.ZodType> = (zod: Zod, fields: Fields) => S;
+
+/** A record's input builder, typed where it is written. */
+export function defineInput<S extends z.ZodType>(build: InputBuilder<S>): InputBuilder<S> {
+  return build;
+}
+
+/** The input a builder's schema accepts, as the handler receives it. */
+export type InputOf<B extends InputBuilder> = z.infer<ReturnType<B>>;
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
-function trimmed(node: unknown): unknown {
+/** zod's JSON Schema without `$schema`, `additionalProperties` or safe-integer bounds. */
+export function trimmed(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(trimmed);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
@@ -33,18 +59,6 @@ function trimmed(node: unknown): unknown {
     out[key] = trimmed(value);
   }
   return out;
-}
-
-const generated = new WeakMap<z.ZodType, JsonSchema>();
-
-/** The JSON Schema of a zod schema (made once), without `$schema` or safe-integer bounds. */
-export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  let json = generated.get(schema);
-  if (json === undefined) {
-    json = trimmed(z.toJSONSchema(schema)) as JsonSchema;
-    generated.set(schema, json);
-  }
-  return json;
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
- * A tool as one record: its name, title, description, input and output schemas, hints
+ * A tool as one record: its name, title, description, input (a zod schema, built on
+ * demand) and output schemas, hints
  * and handler. The one rule: the tool list, the dispatch, the input checks and the MCP
  * listing are all derived from these records (`tools.ts`); nothing else names a tool, so
  * adding one touches its record, its handler and its sentences.
  */
 import type { z } from 'zod';
 import type { Answer } from './result.ts';
-import type { JsonSchema } from './schemas.ts';
+import type { InputBuilder, JsonSchema } from './schemas.ts';
 import type { Work, Workspace } from './workspace.ts';
 
 /** What a call may do to the world, as MCP's annotations state it. */
@@ -48,7 +49,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   readonly title: string;
   /** Fixed text: what applies to one result is said in that result. */
   readonly description: string;
-  readonly input: S;
+  /** The zod schema of its input, built on the zod it is handed (the generated JSON Schema is what calls are checked against). */
+  readonly input: InputBuilder<S>;
   /** JSON Schema of the data a successful call answers. */
   readonly output: JsonSchema;
   readonly hints: ToolHints;

@@ -14,8 +14,9 @@ import { grepTool } from './grep.ts';
 import { lsTool } from './ls.ts';
 import { readTool } from './read.ts';
 import { materializeTool, statusTool, syncTool } from './reports.ts';
-import { type JsonSchema, jsonSchemaOf } from './schemas.ts';
+import type { JsonSchema } from './schemas.ts';
 import type { Tool } from './tool.ts';
+import { inputSchemaOf } from './validate.ts';
 import { writeTool } from './write.ts';
 
 /** Every tool's record. */
@@ -65,7 +66,7 @@ export function listingOf(tool: Tool): ToolListing {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchemaOf(tool.input),
+    inputSchema: inputSchemaOf(tool),
     outputSchema: tool.output,
     annotations: {
       readOnlyHint: tool.hints.readOnly,

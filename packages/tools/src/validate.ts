@@ -1,10 +1,18 @@
 /**
- * Checks a tool call's input against its zod schema and turns what is wrong into one
- * sentence naming the field and what is allowed. The one rule: what is "allowed" is read
- * from the same JSON Schema the client sees, so an error never disagrees with the schema.
+ * Checks a tool call's input against the JSON Schema generated from its record's zod
+ * schema, and turns what is wrong into one sentence naming the field and what is
+ * allowed. The one rule: what is "allowed" is read from the same JSON Schema the client
+ * sees, so an error never disagrees with the schema; and the checks are zod's, in zod's
+ * order (a test holds the two to the same answers), without loading zod at all.
+ *
+ * What the checker reads (the generator refuses a schema that needs more): objects are
+ * strict (an unknown field is refused by name, after the object's own fields); strings
+ * with `minLength` and `enum`; `integer` is a safe integer (zod's bounds), with `minimum`;
+ * booleans; arrays of items, `minItems` checked only when every item passed (as zod does).
  */
-import { z } from 'zod';
-import { type JsonSchema, jsonSchemaOf } from './schemas.ts';
+import { type JsonSchema } from './schemas.ts';
+import { inputSchemas } from './input-schemas.ts';
+import type { InputOf } from './schemas.ts';
 import type { Tool } from './tool.ts';
 import { invalidInput, unknownFields } from './errors.ts';
 
@@ -12,6 +20,72 @@ import { invalidInput, unknownFields } from './errors.ts';
 export type Checked<I> = { readonly ok: true; readonly input: I } | { readonly ok: false; readonly message: string };
 
 type Key = string | number;
+
+/** One thing wrong: a field refused as it is, or an object's unknown fields. */
+type Issue = { readonly path: readonly Key[]; readonly unknown?: readonly string[] };
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** The issues of `value` against `node`, in the order zod reports them. */
+function issuesOf(node: JsonSchema, value: unknown, path: Key[], out: Issue[]): void {
+  switch (node.type) {
+    case 'object': {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        out.push({ path: [...path] });
+        return;
+      }
+      const properties = (node.properties ?? {}) as Record<string, JsonSchema>;
+      const required = new Set((node.required as string[] | undefined) ?? []);
+      for (const key of Object.keys(properties)) {
+        const v = (value as Record<string, unknown>)[key];
+        if (v === undefined) {
+          if (required.has(key)) out.push({ path: [...path, key] });
+          continue;
+        }
+        path.push(key);
+        issuesOf(properties[key], v, path, out);
+        path.pop();
+      }
+      const unknown = Object.keys(value).filter((k) => !hasOwn(properties, k));
+      if (unknown.length > 0) out.push({ path: [...path], unknown });
+      return;
+    }
+    case 'array': {
+      if (!Array.isArray(value)) {
+        out.push({ path: [...path] });
+        return;
+      }
+      const before = out.length;
+      const items = node.items as JsonSchema;
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        issuesOf(items, value[i], path, out);
+        path.pop();
+      }
+      const min = node.minItems as number | undefined;
+      if (out.length === before && min !== undefined && value.length < min) out.push({ path: [...path] });
+      return;
+    }
+    case 'string': {
+      const allowed = node.enum as string[] | undefined;
+      const min = node.minLength as number | undefined;
+      if (typeof value !== 'string' || (allowed !== undefined && !allowed.includes(value)) || (min !== undefined && value.length < min)) {
+        out.push({ path: [...path] });
+      }
+      return;
+    }
+    case 'integer': {
+      const min = node.minimum as number | undefined;
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || (min !== undefined && value < min)) out.push({ path: [...path] });
+      return;
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') out.push({ path: [...path] });
+      return;
+    default:
+      throw new Error(`input schema type ${String(node.type)} is not checked`);
+  }
+}
 
 /** The JSON Schema node for a field path (`['edits', 0, 'oldString']`), if the schema has one. */
 function schemaAt(schema: JsonSchema, path: readonly Key[]): JsonSchema | undefined {
@@ -78,19 +152,28 @@ function fieldName(path: readonly Key[]): string {
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
+/** A tool's input JSON Schema, as listed (generated from its record's zod schema). */
+export function inputSchemaOf(tool: Pick<Tool, 'name'>): JsonSchema {
+  const schema = inputSchemas[tool.name];
+  if (schema === undefined) throw new Error(`@ws/tools: no generated input schema for ${tool.name}; run bun run schemas in packages/tools`);
+  return schema;
+}
+
 /** Checks `input` for `tool`; on failure, one sentence per problem, joined. */
-export function checkInput<S extends z.ZodType>(tool: Pick<Tool<S>, 'name' | 'input'>, input: unknown): Checked<z.infer<S>> {
+export function checkInput<T extends Pick<Tool, 'name' | 'input'>>(tool: T, input: unknown): Checked<InputOf<T['input']>> {
   const name = tool.name;
-  const parsed = tool.input.safeParse(input === undefined ? {} : input);
-  if (parsed.success) return { ok: true, input: parsed.data };
-  const schema = jsonSchemaOf(tool.input);
+  const schema = inputSchemaOf(tool);
+  const value = input === undefined ? {} : input;
+  const issues: Issue[] = [];
+  issuesOf(schema, value, [], issues);
+  if (issues.length === 0) return { ok: true, input: value as InputOf<T['input']> };
   const sentences: string[] = [];
-  for (const issue of parsed.error.issues) {
-    const path = issue.path.filter((k): k is Key => typeof k !== 'symbol');
-    if (issue.code === 'unrecognized_keys') {
+  for (const issue of issues) {
+    const path = issue.path;
+    if (issue.unknown !== undefined) {
       const node = schemaAt(schema, path);
       const known = Object.keys((node?.properties as object | undefined) ?? {});
-      sentences.push(unknownFields(name, path.length ? fieldName(path) : undefined, issue.keys, known));
+      sentences.push(unknownFields(name, path.length ? fieldName(path) : undefined, issue.unknown, known));
       continue;
     }
     if (path.length === 0) {

@@ -5,8 +5,7 @@
  * whatever is there.
  */
 import { fileText } from '@ws/text';
-import { z } from 'zod';
-import { outputOf, path } from './schemas.ts';
+import { type InputOf, defineInput, outputOf } from './schemas.ts';
 import { defineTool } from './tool.ts';
 import type { Workspace } from './workspace.ts';
 import { loneSurrogate, mountRootChange, readOnly } from './errors.ts';
@@ -16,13 +15,13 @@ import { withReport } from './reports.ts';
 
 const encoder = new TextEncoder();
 
-const schema = z.strictObject({
+const schema = defineInput((z, { path }) => z.strictObject({
   path,
   content: z.string(),
-});
+}));
 
 /** Writes `content` to `path`, replacing the file whole. */
-async function write(workspace: Workspace, input: z.infer<typeof schema>): Promise<Answer> {
+async function write(workspace: Workspace, input: InputOf<typeof schema>): Promise<Answer> {
   const at = locate(workspace, input.path);
   if (!at.ok) return refuse(at.message);
   if (at.rel === '') return refuse(mountRootChange(at.path, 'write'));

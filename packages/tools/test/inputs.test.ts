@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { checkInput, handleToolCall, jsonSchemaOf, listingOf, toolNamed, tools } from '../src/index.ts';
+import { checkInput, handleToolCall, listingOf, toolNamed, tools } from '../src/index.ts';
+import { jsonSchemaOf, zodInput } from '../src/from-zod.ts';
 import { memoryWorkspace } from './memory-workspace.ts';
 
 const ws = () => memoryWorkspace([{ name: 'work', backend: 'direct', files: { 'a.txt': 'hello\n' } }]);
@@ -21,7 +22,7 @@ describe('tool records', () => {
       const l = listingOf(t);
       expect(l.title.length).toBeGreaterThan(3);
       expect(l.description.length).toBeGreaterThan(10);
-      expect(l.inputSchema).toEqual(jsonSchemaOf(t.input));
+      expect(l.inputSchema).toEqual(jsonSchemaOf(zodInput(t)));
       expect([l.inputSchema.type, l.outputSchema.type]).toEqual(['object', 'object']);
       expect(l.annotations).toEqual({ readOnlyHint: t.hints.readOnly, destructiveHint: t.hints.destructive, idempotentHint: t.hints.idempotent, openWorldHint: false });
     }
@@ -51,7 +52,7 @@ describe('tool records', () => {
   });
 
   test('the schema says what validation enforces: read’s offset is an integer from 1, offsetChars from 0', () => {
-    const schema = jsonSchemaOf(read.input);
+    const schema = jsonSchemaOf(zodInput(read));
     const props = schema.properties as Record<string, { type: string; minimum: number }>;
     expect([props.offset.type, props.offset.minimum, props.offsetChars.minimum]).toEqual(['integer', 1, 0]);
     expect(schema.required).toEqual(['path']);

@@ -6,10 +6,10 @@
  * sentence names (the called tool where it names none).
  */
 import { describe, expect, test } from 'bun:test';
-import { type Mount, type Workspace, handleToolCall, jsonSchemaOf, toolNamed, tools } from '../src/index.ts';
+import { type Mount, type Workspace, handleToolCall, inputSchemaOf, toolNamed, tools } from '../src/index.ts';
 import { memoryWorkspace } from './memory-workspace.ts';
 
-const fieldsOf = (tool: string) => Object.keys((jsonSchemaOf(toolNamed(tool)!.input).properties ?? {}) as object);
+const fieldsOf = (tool: string) => Object.keys((inputSchemaOf(toolNamed(tool)!).properties ?? {}) as object);
 const FIELDS = new Set(tools.flatMap((t) => fieldsOf(t.name)));
 const TOOL_NAMES = tools.map((t) => t.name);
 /** Words that are call parameters, not fields of a tool's input. */

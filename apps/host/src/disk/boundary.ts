@@ -5,7 +5,7 @@
  * rule: these are checked on the path as resolved (every followed link spelled out), so
  * a link to the store is refused as the store is.
  */
-import ignore, { type Ignore } from 'ignore';
+import { mountRules } from './ignore-rules.ts';
 import { STORE_FILE_SUFFIXES } from '../store/files.ts';
 
 /** ws's temporary files carry this prefix; walks pass over them and sweep stale ones. */
@@ -33,7 +33,7 @@ export function boundary(storeRel: string | undefined, protect: readonly string[
   const storeDir = storeRel !== undefined && slash > 0 ? storeRel.slice(0, slash) : undefined;
   // The directory ws made for the store: only one named `.ws`, never a person's own folder.
   const ownDir = storeDir !== undefined && storeDir.slice(storeDir.lastIndexOf('/') + 1) === WS_DIRECTORY ? storeDir : undefined;
-  const rules: Ignore | undefined = protect.length > 0 ? ignore().add([...protect]) : undefined;
+  const rules = mountRules(protect);
   return {
     own(rel) {
       if (rel.slice(rel.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) return true;
@@ -42,7 +42,7 @@ export function boundary(storeRel: string | undefined, protect: readonly string[
     },
     protects(rel) {
       if (rules === undefined || rel === '') return false;
-      return rules.ignores(rel) || rules.ignores(`${rel}/`);
+      return rules(rel, false) !== undefined || rules(rel, true) !== undefined;
     },
   };
 }

@@ -668,12 +668,23 @@ function timeKeeping(options: DiskOptions): TimeKeeping {
 }
 
 /**
- * The disk of one mount. Sweeps ws's leftover temporary files from the tree first (a
- * writer killed mid-write leaves one; see `isLeftover`).
+ * How long after a disk is made its whole-tree sweep of leftovers runs: a one-shot
+ * command has answered and gone by then (its walks remove what they meet), and a server
+ * sweeps once, early, off the path of its first calls.
+ */
+const SWEEP_DELAY_MS = 3_000;
+
+/**
+ * The disk of one mount. ws's leftover temporary files (a writer killed mid-write leaves
+ * one; see `isLeftover`) are removed by every walk that meets one, and by a sweep of the
+ * whole tree {@link SWEEP_DELAY_MS} after the disk is made, where the process still runs:
+ * not at once, since a sweep lists every directory of the tree (0.4 s for 40,000 files),
+ * which a `ws call` must not pay before it answers.
  */
 export function diskPort(options: DiskOptions): HostDisk {
   const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options), racyReads: new Map() };
-  sweepTree(options.root, options.rules);
+  const sweep = setTimeout(() => sweepTree(options.root, options.rules), SWEEP_DELAY_MS);
+  (sweep as { unref?: () => void }).unref?.();
   return {
     root: options.root,
     contain: (path, purpose) => contain(disk, path, purpose),

@@ -7,7 +7,8 @@
  * exactly when git's rules (with `.ignore` read after `.gitignore`) say so, and the
  * reason names the file and the rule.
  */
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
+import { ignore } from './ignore-rules.ts';
 
 /** The ignore files a directory may hold, in the order their rules apply (later wins). */
 export const IGNORE_FILES = ['.gitignore', '.ignore'] as const;
@@ -16,6 +17,11 @@ export const IGNORE_FILES = ['.gitignore', '.ignore'] as const;
 export interface IgnoreFileRules {
   /** `ignored by a/.gitignore: *.log` where a rule ignores `rel` (a directory when `isDir`), else undefined. */
   passOver(rel: string, isDir: boolean): `ignored by ${string}` | undefined;
+  /**
+   * Told the names a directory was just listed with (a walk's listing): where it holds no
+   * ignore file, none is looked for there (no stat per directory for files that are not there).
+   */
+  listed(dir: string, names: ReadonlySet<string>): void;
 }
 
 /**
@@ -41,6 +47,9 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
     return rules;
   };
   return {
+    listed(dir, names) {
+      if (!byDir.has(dir) && !IGNORE_FILES.some((name) => names.has(name))) byDir.set(dir, null);
+    },
     passOver(rel, isDir) {
       // From the deepest directory up: the first set of rules that decides, decides.
       for (let cut = rel.lastIndexOf('/'); ; cut = rel.lastIndexOf('/', cut - 1)) {

@@ -4,7 +4,7 @@
  * did not look at. A named pass (a tool naming the path) ignores these rules.
  */
 import { lstatSync, readFileSync } from 'node:fs';
-import ignore, { type Ignore } from 'ignore';
+import { mountRules } from './ignore-rules.ts';
 import { boundary, TEMP_PREFIX, WS_DIRECTORY } from './boundary.ts';
 import { ignoreFileRules } from './ignore-files.ts';
 
@@ -40,6 +40,8 @@ function isEditorFile(name: string): boolean {
 export interface WalkRules {
   /** The reason to pass over `rel` (a directory when `isDir`), or undefined to look at it. */
   passOver(rel: string, isDir: boolean): PassedOverReason | undefined;
+  /** Told the names directory `rel` was just listed with, before any of them is asked about. */
+  listed?(rel: string, names: ReadonlySet<string>): void;
 }
 
 /** An ignore file's text under `root`, where it is a regular file (a link is not followed). */
@@ -47,7 +49,8 @@ function ignoreFileText(root: string): (rel: string) => string | undefined {
   return (rel) => {
     try {
       const abs = `${root}/${rel}`;
-      return lstatSync(abs).isFile() ? readFileSync(abs, 'utf8') : undefined;
+      // Most directories hold no ignore file: no error is made for each that does not.
+      return lstatSync(abs, { throwIfNoEntry: false })?.isFile() ? readFileSync(abs, 'utf8') : undefined;
     } catch {
       return undefined;
     }
@@ -63,15 +66,18 @@ function ignoreFileText(root: string): (rel: string) => string | undefined {
  */
 export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined, ignoreFilesRoot?: string): WalkRules {
   const byFiles = ignoreFilesRoot === undefined ? undefined : ignoreFileRules(ignoreFileText(ignoreFilesRoot));
-  const ignored: Ignore | undefined = mountIgnore.length > 0 ? ignore().add([...mountIgnore]) : undefined;
+  const test = mountRules(mountIgnore);
   const own = boundary(storeRel, []);
   return {
+    listed(rel, names) {
+      byFiles?.listed(rel, names);
+    },
     passOver(rel, isDir) {
       const name = rel.slice(rel.lastIndexOf('/') + 1);
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
       if (own.own(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
-      const byOwn = ignored?.test(isDir ? `${rel}/` : rel);
-      if (byOwn?.ignored) return `ignored by the mount\u2019s ignore: ${byOwn.rule?.pattern ?? ''}`;
+      const byOwn = test?.(rel, isDir);
+      if (byOwn !== undefined) return `ignored by the mount\u2019s ignore: ${byOwn}`;
       const byFile = byFiles?.passOver(rel, isDir);
       if (byFile !== undefined) return byFile;
       if (!isDir && isEditorFile(name)) return 'editor swap or backup file';

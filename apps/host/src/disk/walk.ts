@@ -106,7 +106,9 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     // plain string order of whole paths.
     const keys: string[] = [];
     const kinds = new Map<string, Found>();
-    for (const d of dir.entries()) {
+    const entries = dir.entries();
+    rules.listed?.(rel, new Set(entries.map((d) => d.name)));
+    for (const d of entries) {
       const childRel = prefix + d.name;
       let f: Found | PassedOverReason;
       try {

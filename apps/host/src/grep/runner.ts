@@ -28,6 +28,13 @@ export interface GrepWorkers {
 
 const EMPTY = new Uint32Array(0);
 
+// The built bin (`bun run build:bin`) and the compiled executable (`bun run build`) take
+// the Worker as a second entry and name its file as it lies beside them (without that,
+// neither could start a Worker, and every grep ran into its deadline); the sources name
+// it here.
+declare const WS_GREP_WORKER: string | undefined;
+const WORKER = typeof WS_GREP_WORKER === 'string' ? WS_GREP_WORKER : './worker.ts';
+
 /** Starts a pool (Workers are made when first needed). */
 export function grepWorkers(): GrepWorkers {
   const slots: Slot[] = [];
@@ -36,7 +43,7 @@ export function grepWorkers(): GrepWorkers {
   let closed = false;
 
   const make = (): Slot => {
-    const worker = new Worker(new URL('./worker.ts', import.meta.url).href);
+    const worker = new Worker(new URL(WORKER, import.meta.url).href);
     // A Worker waiting for work does not keep the process alive.
     (worker as Worker & { unref?: () => void }).unref?.();
     const slot = { worker, busy: false };

@@ -1,0 +1,74 @@
+/**
+ * Gitignore rules without loading the `ignore` package until a rule needs it: a mount's
+ * `ignore` and `protect` lists of bare directory names (the defaults) are read by hand,
+ * and `ignore` itself loads when first asked for, so a one-shot command that meets no
+ * ignore file never pays for it. In a bundle, `require` here is the bundler's own lazy one.
+ */
+import { createRequire } from 'node:module';
+import type makeIgnore from 'ignore';
+import type { Ignore, Options } from 'ignore';
+
+let factory: typeof makeIgnore | undefined;
+
+/** A fresh `ignore()` instance. */
+export function ignore(options?: Options): Ignore {
+  factory ??= (typeof require === 'function' ? require('ignore') : createRequire(import.meta.url)('ignore')) as typeof makeIgnore;
+  return factory(options);
+}
+
+/** A bare directory name of ASCII letters, digits, `.`, `_` and `-`, and a slash (`node_modules/`); not `./` or `../`. */
+const DIRECTORY_NAME = /^(?!\.{1,2}\/$)[A-Za-z0-9._-]+\/$/;
+/** A star and a literal ending of the same characters (`*.log`): any name, file or directory, that ends so. */
+const ENDING = /^\*[A-Za-z0-9._-]+$/;
+
+/** ASCII letters lowered, nothing else: how a case-blind regex without the `u` flag compares ASCII names. */
+const asciiLower = (s: string) => (/[A-Z]/.test(s) ? s.replace(/[A-Z]/g, (c) => c.toLowerCase()) : s);
+
+/**
+ * The mount's `ignore` (or `protect`) list as a test answering the rule that passes over
+ * `rel`, or undefined. Where every rule is a bare directory name or a star and an ending
+ * (the defaults: `node_modules/`, `.git/`, `*.log`), it is read by hand as gitignore
+ * reads such rules — at any depth; a directory that matches takes all beneath it (the
+ * shallowest such directory decides); among rules that match one name, the last one
+ * names itself; case-blind for ASCII letters, as `ignore()` reads the mount's list — so
+ * the `ignore` package is not loaded. Otherwise `ignore` reads them. A test holds the two
+ * to the same answers.
+ */
+export function mountRules(patterns: readonly string[]): ((rel: string, isDir: boolean) => string | undefined) | undefined {
+  if (patterns.length === 0) return undefined;
+  if (patterns.every((p) => DIRECTORY_NAME.test(p) || ENDING.test(p))) {
+    const rules = patterns.map((pattern) =>
+      pattern.endsWith('/')
+        ? { pattern, dirOnly: true, name: asciiLower(pattern.slice(0, -1)), ending: null }
+        : { pattern, dirOnly: false, name: null, ending: asciiLower(pattern.slice(1)) },
+    ).reverse();
+    const matching = (segment: string, asDir: boolean): string | null => {
+      const name = asciiLower(segment);
+      for (const r of rules) {
+        if (r.dirOnly && !asDir) continue;
+        if (r.name !== null ? name === r.name : r.ending !== null && name.endsWith(r.ending)) return r.pattern;
+      }
+      return null;
+    };
+    // A directory's verdict (its own name or an ancestor's), found once for all it holds.
+    const byDir = new Map<string, string | null>();
+    const dirRule = (dir: string): string | null => {
+      let verdict = byDir.get(dir);
+      if (verdict !== undefined) return verdict;
+      const cut = dir.lastIndexOf('/');
+      verdict = (cut < 0 ? null : dirRule(dir.slice(0, cut))) ?? matching(dir.slice(cut + 1), true);
+      if (byDir.size >= 100_000) byDir.clear();
+      byDir.set(dir, verdict);
+      return verdict;
+    };
+    return (rel, isDir) => {
+      const cut = rel.lastIndexOf('/');
+      return (cut < 0 ? null : dirRule(rel.slice(0, cut))) ?? matching(rel.slice(cut + 1), isDir) ?? undefined;
+    };
+  }
+  const rules: Ignore = ignore().add([...patterns]);
+  return (rel, isDir) => {
+    const found = rules.test(isDir ? `${rel}/` : rel);
+    return found.ignored ? (found.rule?.pattern ?? '') : undefined;
+  };
+}
