@@ -120,7 +120,7 @@ test(`a materialize killed at random moments loses no draft and no disk change (
       }
       if (drafts.has(p)) {
         const state = files.find((f) => f.path === p)?.state;
-        expect(`${p}: ${state}`).toBe(`${p}: conflict`);
+        expect(`${context}: ${p}: ${state}`).toBe(`${context}: ${p}: conflict`);
       }
     }
 
