@@ -160,6 +160,25 @@ async function callTool(host: Host, name: string, input: unknown, resultMaxChars
   return result.success ? 0 : 1;
 }
 
+/** `ws token [--new]`: the token `ws serve` asks for (made where there is none), or a new one added. */
+async function printToken(config: HostConfig, fresh: boolean): Promise<number> {
+  // Loaded here only, as the MCP SDK is for serving: no other command needs node:crypto.
+  const [{ addToken, ensureTokens }, { tokenPath }] = await Promise.all([import('./auth.ts'), import('./disk/token-file.ts')]);
+  const file = tokenPath(config.storePath);
+  if (fresh) {
+    const added = addToken(file);
+    if (!added.ok) throw new Error(added.message);
+    process.stderr.write(`ws: added a token to ${file}; a running ws serve accepts it from now on\n`);
+    await writeOut(`${added.token}\n`);
+    return 0;
+  }
+  const tokens = ensureTokens(file);
+  if (!tokens.ok) throw new Error(tokens.message);
+  if (tokens.made) process.stderr.write(`ws: made a new token in ${file}\n`);
+  await writeOut(`${tokens.tokens[0]}\n`);
+  return 0;
+}
+
 async function run(argv: readonly string[]): Promise<number> {
   const p = parse(argv);
   if (p.command === 'help' || p.flags.has('--help') || p.flags.has('-h')) {
@@ -217,25 +236,9 @@ async function run(argv: readonly string[]): Promise<number> {
       await serveMcpHttp(config, { port: port ?? DEFAULT_PORT, auth, cwd }, writeOut);
       return 0;
     }
-    case 'token': {
+    case 'token':
       expectArgs(p, 0, 0, 'token [--new]');
-      const config = await loadConfig(cwd, configFile);
-      // Loaded here only, as the MCP SDK is below: no other command needs node:crypto.
-      const [{ addToken, ensureTokens }, { tokenPath }] = await Promise.all([import('./auth.ts'), import('./disk/token-file.ts')]);
-      const file = tokenPath(config.storePath);
-      if (p.flags.has('--new')) {
-        const added = addToken(file);
-        if (!added.ok) throw new Error(added.message);
-        process.stderr.write(`ws: added a token to ${file}; a running ws serve accepts it from now on\n`);
-        await writeOut(`${added.token}\n`);
-        return 0;
-      }
-      const tokens = ensureTokens(file);
-      if (!tokens.ok) throw new Error(tokens.message);
-      if (tokens.made) process.stderr.write(`ws: made a new token in ${file}\n`);
-      await writeOut(`${tokens.tokens[0]}\n`);
-      return 0;
-    }
+      return printToken(await loadConfig(cwd, configFile), p.flags.has('--new'));
     case 'status': {
       expectArgs(p, 0, 0, 'status');
       const config = await loadConfig(cwd, configFile);
