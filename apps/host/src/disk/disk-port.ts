@@ -323,23 +323,26 @@ function cameOut(disk: Disk, dir: HeldDir, name: string, { expect, expectBytes }
 /** One look at a file: final, changing while read, or empty just now (perhaps a save caught between truncate and write). */
 type Look = { readonly kind: 'final' | 'emptied'; readonly reading: Reading } | { readonly kind: 'changing' };
 
-function readOnce(disk: Disk, path: string, maxBytes: number): Look {
-  const final = (reading: Reading): Look => ({ kind: 'final', reading });
+/** What a look finds where there is no file to read: nothing, or why it cannot be read. */
+type NoFile = { readonly kind: 'absent' } | { readonly kind: 'unobservable'; readonly reason: string };
+
+/**
+ * Opens `path` to read it, from its held directory: a stat first, so a FIFO or a device
+ * is refused without being opened at all; `read` gets the open descriptor (closed after),
+ * `none` what was found where there is no regular file to read.
+ */
+function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, read: (fd: number) => T): T {
   try {
     const where = locate(disk, path, 'read', { create: false, followLeaf: true });
-    if (where.ok === 'missing') return final({ kind: 'absent' });
-    if (where.ok === false) return final({ kind: 'unobservable', reason: where.message });
+    if (where.ok === 'missing') return none({ kind: 'absent' });
+    if (where.ok === false) return none({ kind: 'unobservable', reason: where.message });
     try {
-      // A stat first: a FIFO or a device is refused without being opened at all.
       const seen = observeIn(disk, where.dir, where.name);
-      if (seen.kind === 'absent') return final(seen);
-      if (seen.kind === 'unobservable') return final(seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen);
+      if (seen.kind === 'absent') return none(seen);
+      if (seen.kind === 'unobservable') return none(seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen);
       const fd = where.dir.openFile(where.name, 'read');
       try {
-        const got = readOpen(disk, fd, maxBytes);
-        if (got === null) return { kind: 'changing' };
-        const racy = got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~');
-        return { kind: racy ? 'emptied' : 'final', reading: got };
+        return read(fd);
       } finally {
         closeSync(fd);
       }
@@ -348,10 +351,24 @@ function readOnce(disk: Disk, path: string, maxBytes: number): Look {
     }
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'ENOENT') return final({ kind: 'absent' });
-    if (code === 'ELOOP') return final({ kind: 'unobservable', reason: diskWords.danglingOrOutsideLink });
-    return final({ kind: 'unobservable', reason: describeFsError(err) });
+    if (code === 'ENOENT') return none({ kind: 'absent' });
+    if (code === 'ELOOP') return none({ kind: 'unobservable', reason: diskWords.danglingOrOutsideLink });
+    return none({ kind: 'unobservable', reason: describeFsError(err) });
   }
+}
+
+function readOnce(disk: Disk, path: string, maxBytes: number): Look {
+  return withReadable<Look>(
+    disk,
+    path,
+    (found) => ({ kind: 'final', reading: found }),
+    (fd) => {
+      const got = readOpen(disk, fd, maxBytes);
+      if (got === null) return { kind: 'changing' };
+      const racy = got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~');
+      return { kind: racy ? 'emptied' : 'final', reading: got };
+    },
+  );
 }
 
 /** Reads `length` bytes from `start` of an open regular file; null when it changed while it was read. */
@@ -372,30 +389,7 @@ function readOpenRange(disk: Disk, fd: number, start: number, length: number, in
 
 /** One look at a stretch of a file: what it found, or null where the file was changing. */
 function readRangeOnce(disk: Disk, path: string, start: number, length: number, into: Uint8Array | undefined): RangeReading | null {
-  try {
-    const where = locate(disk, path, 'read', { create: false, followLeaf: true });
-    if (where.ok === 'missing') return { kind: 'absent' };
-    if (where.ok === false) return { kind: 'unobservable', reason: where.message };
-    try {
-      // A stat first: a FIFO or a device is refused without being opened at all.
-      const seen = observeIn(disk, where.dir, where.name);
-      if (seen.kind === 'absent') return seen;
-      if (seen.kind === 'unobservable') return seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen;
-      const fd = where.dir.openFile(where.name, 'read');
-      try {
-        return readOpenRange(disk, fd, start, length, into);
-      } finally {
-        closeSync(fd);
-      }
-    } finally {
-      where.dir.close();
-    }
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ENOENT') return { kind: 'absent' };
-    if (code === 'ELOOP') return { kind: 'unobservable', reason: diskWords.danglingOrOutsideLink };
-    return { kind: 'unobservable', reason: describeFsError(err) };
-  }
+  return withReadable<RangeReading | null>(disk, path, (found) => found, (fd) => readOpenRange(disk, fd, start, length, into));
 }
 
 /** A stretch of a file, looked at again (as `readFile` does) while it is changing. */
