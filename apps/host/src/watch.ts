@@ -1,7 +1,8 @@
 /**
  * `watch = "always"`: a file watcher per mount that passes over paths as they change, so
  * `status` and listings are current without a tool call. The one rule: the watcher only
- * runs passes — the three-way rule then sees the host's own writes as agreement
+ * runs passes, over what a walk would look at (the mount's ignore list and its ignore files
+ * pass over the same paths here as in a sync) — the three-way rule then sees the host's own writes as agreement
  * (disk = store = evidence), so they never show as a person's change.
  */
 import { join } from 'node:path';
@@ -54,7 +55,9 @@ function logPass(mount: string, result: PassResult): void {
 /** Watches one mount until `stop`. */
 function watchMount(mount: StoreMount, storePath: string): Watching {
   const root = mount.config.root;
-  const rules = walkRules(mount.config.ignore, insideRel(root, storePath));
+  // A walk's own rules, ignore files included (read afresh for each batch, so an edited
+  // .gitignore counts from its next change on): what a sync would pass over, the watcher does.
+  const rules = walkRules(mount.config.ignore, insideRel(root, storePath), mount.config.gitignore ? root : undefined);
   let pending = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -80,6 +83,7 @@ function watchMount(mount: StoreMount, storePath: string): Watching {
 
   function flush(): void {
     timer = undefined;
+    rules.renew?.();
     const paths = [...pending].filter((p) => !passedOver(p, isDirectory(join(root, p)), rules));
     pending = new Set();
     if (paths.length === 0 || stopped) return;

@@ -43,7 +43,7 @@ describe('the watcher under ws serve', () => {
     // The store lives inside the watched mount, under a name the watcher must pass over.
     w = makeWorkspace(
       [
-        { name: 'live', backend: 'store', watch: 'always', files: { 'a.txt': 'a, first\n', 'c.txt': 'c, first\n', 'd.txt': 'd, first\n' } },
+        { name: 'live', backend: 'store', watch: 'always', files: { 'a.txt': 'a, first\n', 'c.txt': 'c, first\n', 'd.txt': 'd, first\n', '.gitignore': 'built/\n*.tmp\n' } },
         { name: 'still', backend: 'store', watch: 'never', files: { 'a.txt': 'a, first\n' } },
       ],
       'live/db/store.sqlite',
@@ -126,6 +126,34 @@ describe('the watcher under ws serve', () => {
     expect(await status('live')).toMatchObject({ drafts: [], conflicts: [] });
     const sync = await mcpCall(client, 'sync', { mount: 'live' });
     expect(sync.data.mounts[0].tookIn).toEqual([]);
+  });
+
+  test('what the ignore files pass over, the watcher passes over too, an edited .gitignore from its change on', async () => {
+    const from = serving.stderr().length;
+    mkdirSync(w.disk('live/built'), { recursive: true });
+    writeFileSync(w.disk('live/built/out.js'), 'built\n');
+    writeFileSync(w.disk('live/scratch.tmp'), 'scratch\n');
+    writeFileSync(w.disk('live/kept.txt'), 'kept\n');
+    // The kept file's line is the sign the batch with the ignored ones was passed over.
+    const first = await within(WINDOW_MS, async () => (watchLines(from).some((l) => l.includes('live/kept.txt')) ? watchLines(from) : undefined));
+    expect(first).toEqual(['ws: watch: live/kept.txt: took in a new file from disk']);
+
+    const edit = serving.stderr().length;
+    writeFileSync(w.disk('live/.gitignore'), 'built/\n*.tmp\nlater/\n');
+    expect(await within(WINDOW_MS, async () => (watchLines(edit).length > 0 ? watchLines(edit) : undefined))).toEqual([
+      'ws: watch: live/.gitignore: took in a change from disk',
+    ]);
+    const next = serving.stderr().length;
+    mkdirSync(w.disk('live/later'), { recursive: true });
+    writeFileSync(w.disk('live/later/f.txt'), 'later\n');
+    writeFileSync(w.disk('live/kept2.txt'), 'kept\n');
+    const second = await within(WINDOW_MS, async () => (watchLines(next).some((l) => l.includes('live/kept2.txt')) ? watchLines(next) : undefined));
+    expect(second).toEqual(['ws: watch: live/kept2.txt: took in a new file from disk']);
+
+    const listed = await mcpCall(client, 'ls', { path: 'live', recursive: true });
+    const paths = (listed.data.entries as { path: string }[]).map((e) => e.path);
+    expect(paths.filter((p) => p.includes('built') || p.includes('.tmp') || p.includes('later'))).toEqual([]);
+    expect(paths).toContain('live/kept2.txt');
   });
 
   test("the watcher never passes over the store's own files, nor ws's temporary files", () => {

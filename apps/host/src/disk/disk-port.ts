@@ -600,6 +600,8 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
   const passedOver: { path: string; reason: string; directory: boolean }[] = [];
   const where = contain(disk, dir, 'read');
   if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  // Each walk reads the ignore files as they are now: a .gitignore edited while a server runs counts from the next walk.
+  rules.renew?.();
   visitTree(
     { root, from: normal(dir), rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
     tally,

@@ -42,6 +42,8 @@ export interface WalkRules {
   passOver(rel: string, isDir: boolean): PassedOverReason | undefined;
   /** Told the names directory `rel` was just listed with, before any of them is asked about. */
   listed?(rel: string, names: ReadonlySet<string>): void;
+  /** Forgets the ignore files read so far, so the next question reads them as they are now (a walk starts with it). */
+  renew?(): void;
 }
 
 /** An ignore file's text under `root`, where it is a regular file (a link is not followed). */
@@ -65,10 +67,14 @@ function ignoreFileText(root: string): (rel: string) => string | undefined {
  * the mount (`storeRel`, mount-relative, or undefined).
  */
 export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined, ignoreFilesRoot?: string): WalkRules {
-  const byFiles = ignoreFilesRoot === undefined ? undefined : ignoreFileRules(ignoreFileText(ignoreFilesRoot));
+  const readIgnoreFiles = () => (ignoreFilesRoot === undefined ? undefined : ignoreFileRules(ignoreFileText(ignoreFilesRoot)));
+  let byFiles = readIgnoreFiles();
   const test = mountRules(mountIgnore);
   const own = boundary(storeRel, []);
   return {
+    renew() {
+      byFiles = readIgnoreFiles();
+    },
     listed(rel, names) {
       byFiles?.listed(rel, names);
     },
