@@ -3,7 +3,10 @@
  * a disk call that throws becoming the verb's one sentence (its trace only with WS_DEBUG=1).
  */
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
+import { utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DiskPort } from '@ws/reconcile';
+import { handleToolCall } from '@ws/tools';
 import type { StoreMount } from '../src/mounts/store-backed/mount.ts';
 import { storeHost } from './host-fixtures.ts';
 
@@ -62,6 +65,29 @@ describe('a store-backed mount', () => {
     const listed = await mount.list('', { recursive: false });
     expect(listed).toEqual({ ok: false, message: 'Listing work/ failed: EIO: i/o error, scandir.' });
     expect(spy).toHaveBeenCalledTimes(1);
+    host.close();
+  });
+});
+
+describe('glob with sort: "modified" on a store-backed mount', () => {
+  test("newest first: a draft by the time of the agent's change, other files by disk's mtime", async () => {
+    const { host, root } = await storeHost({ files: { 'old.ts': 'o\n', 'mid.ts': 'm\n', 'new.ts': 'n\n', 'drafted.ts': 'd\n' } });
+    const now = Date.now() / 1000;
+    // Disk's times, far apart: drafted.ts is the oldest on disk, but the agent changes it last.
+    utimesSync(join(root, 'drafted.ts'), now - 4000, now - 4000);
+    utimesSync(join(root, 'old.ts'), now - 3000, now - 3000);
+    utimesSync(join(root, 'mid.ts'), now - 2000, now - 2000);
+    utimesSync(join(root, 'new.ts'), now - 1000, now - 1000);
+    const call = async (input: Record<string, unknown>) => {
+      const r = await handleToolCall(host.workspace, { name: 'glob', input });
+      if (!r.success) throw new Error(r.error);
+      return (r.data as { files: string[] }).files;
+    };
+    expect(await call({ pattern: 'work/*.ts' })).toEqual(['work/drafted.ts', 'work/mid.ts', 'work/new.ts', 'work/old.ts']);
+    expect(await call({ pattern: 'work/*.ts', sort: 'modified' })).toEqual(['work/new.ts', 'work/mid.ts', 'work/old.ts', 'work/drafted.ts']);
+    const wrote = await handleToolCall(host.workspace, { name: 'write', input: { path: 'work/drafted.ts', content: 'by the agent\n' } });
+    expect(wrote.success).toBe(true);
+    expect(await call({ pattern: 'work/*.ts', sort: 'modified' })).toEqual(['work/drafted.ts', 'work/new.ts', 'work/mid.ts', 'work/old.ts']);
     host.close();
   });
 });

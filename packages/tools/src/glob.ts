@@ -57,7 +57,7 @@ async function glob(workspace: Workspace, input: InputOf<typeof schema>, { budge
   const skipped: Record<string, number> = {};
   const troubles: string[] = [];
   for (const { mount, dir } of scansFor(workspace, pattern)) {
-    const listed = await mount.list(dir, { recursive: true });
+    const listed = await mount.list(dir, { recursive: true, modified: input.sort === 'modified' });
     if (!listed.ok) continue;
     for (const [why, n] of Object.entries(listed.passedOver)) skipped[why] = (skipped[why] ?? 0) + n;
     if (listed.incomplete) troubles.push(listed.incomplete);

@@ -197,8 +197,12 @@ export interface Mount {
   candidates?(path: string): Promise<readonly string[]>;
   /** Reads one path; on a store-backed mount, checks disk first (`@ws/reconcile`'s read check). */
   read(path: string): Promise<ReadOutcome>;
-  /** Lists a directory (`''`: the root), or the whole tree beneath it when `recursive`. */
-  list(path: string, options: { recursive: boolean }, work?: Work): Promise<ListOutcome>;
+  /**
+   * Lists a directory (`''`: the root), or the whole tree beneath it when `recursive`;
+   * `modified`: give each file its `modified` time where the mount knows it (glob's
+   * newest-first order), which may cost a look at every file.
+   */
+  list(path: string, options: { recursive: boolean; modified?: boolean }, work?: Work): Promise<ListOutcome>;
   /**
    * Every file at or beneath `path` (a file or a directory; `''`: the whole mount) that
    * grep should look at, in path order: the workspace copy on a store-backed mount

@@ -23,8 +23,8 @@ interface Seen {
   readonly incomplete?: string;
 }
 
-/** Lists `path` (contained already; `''`: the root), under the lock. */
-export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work): Promise<ListOutcome> {
+/** Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each file's time (below). */
+export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work, modified = false): Promise<ListOutcome> {
   const branch = ctx.store.selectedBranch();
   const seen = await look(ctx, path, branch, work);
   const { files, directories } = seen;
@@ -32,7 +32,32 @@ export async function listPath(ctx: StoreMountContext, path: string, recursive: 
   if (path !== '' && files.length === 0 && directories.length === 0 && !(await isDirectoryPath(ctx, path, branch))) {
     return { ok: false, message: ctx.words.missing(path) };
   }
-  return { ok: true, entries: entriesOf(path, files, directories, recursive), passedOver: seen.passedOver, ...(seen.incomplete ? { incomplete: seen.incomplete } : {}) };
+  const entries = entriesOf(path, files, directories, recursive);
+  return {
+    ok: true,
+    entries: modified ? await withTimes(ctx, path, entries) : entries,
+    passedOver: seen.passedOver,
+    ...(seen.incomplete ? { incomplete: seen.incomplete } : {}),
+  };
+}
+
+/** States whose workspace copy is the agent's, not disk's: their time is the agent's last change. */
+const AGENT_COPY = new Set(['workspace-draft', 'conflict', 'not-in-branch']);
+
+/**
+ * Each file's `modified`: where the workspace copy is the agent's (a draft, a conflict's
+ * workspace side), the time of its newest version in the history; else disk's mtime (one
+ * walk of `path`). A file with neither keeps no time, and sorts after those with one.
+ */
+async function withTimes(ctx: StoreMountContext, path: string, entries: Entry[]): Promise<Entry[]> {
+  const onDisk = new Map<string, number>();
+  for (const f of (await ctx.disk.walk(path)).files) onDisk.set(f.path, f.meta.mtimeMs);
+  return entries.map((e) => {
+    if (e.kind !== 'file') return e;
+    const newest = e.state !== undefined && AGENT_COPY.has(e.state) ? ctx.store.history(ctx.config.name, e.path)[0] : undefined;
+    const time = newest !== undefined ? Date.parse(newest.at) : onDisk.get(e.path);
+    return time === undefined || Number.isNaN(time) ? e : { ...e, modified: time };
+  });
 }
 
 /** The view of `path`: after a pass where the mount checks disk, else (or when the pass gave up) from the store alone. */

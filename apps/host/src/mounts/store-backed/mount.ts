@@ -143,7 +143,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       return guarded(ctx, { verb: 'Reading', path }, reading, (message) => ({ kind: 'answer', message }));
     },
     async list(path, options, work) {
-      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive, work)), refuse);
+      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive, work, options.modified === true)), refuse);
     },
     async *searchFiles(path, query): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
