@@ -11,7 +11,7 @@ import type { Mount, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
 import { diskPort } from '../../disk/disk-port.ts';
 import { walkRules } from '../../disk/rules.ts';
-import { largeFile } from '../large-file.ts';
+import { largeFile, largeSearchFile } from '../large-file.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
 import { WALK_CAP } from '../direct.ts';
@@ -106,6 +106,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
       return realDisk.kindOf(path).kind === 'directory';
     },
     readLarge: (path) => largeFile(realDisk, ctx.words, path),
+    searchLarge: (path) => largeSearchFile(realDisk, ctx.words, path),
     async pass(scope, options = {}) {
       const result = await reconciler.pass({ scope, ...options });
       if (result.kind === 'done' && scope.kind === 'directory' && scope.path === '') {
