@@ -8,7 +8,7 @@
  * exactly when the pattern, compiled without `g`/`m`, tests true against it alone —
  * however the search gets there — and a count is never short of what was searched.
  */
-import { hasBom, looksBinary } from '@ws/text';
+import { BINARY_SNIFF_BYTES, hasBom, looksBinary } from '@ws/text';
 import { fileTypeFilter } from './file-types.ts';
 import { GrepError } from './grep-error.ts';
 import { searchLarge } from './large-search.ts';
@@ -370,7 +370,10 @@ export async function searchFiles(
     }
     if ('large' in file) {
       if (patternOptions.multiline) {
-        sink.skipped?.({ path, ...labelled, reason: { kind: 'large-multiline', size: file.large.size } });
+        // Binary is told first, as for a file searched whole.
+        const head = await file.large.range(0, Math.min(file.large.size, BINARY_SNIFF_BYTES));
+        const reason: SkipReason = head !== null && looksBinary(head) ? { kind: 'binary' } : { kind: 'large-multiline', size: file.large.size };
+        sink.skipped?.({ path, ...labelled, reason });
         continue;
       }
       if (budget - spent <= 0) {

@@ -31,7 +31,7 @@ export interface StretchSizes {
 }
 
 /** 8 MiB a read; a line held up to 16 MiB (`@ws/grep`'s README, "Large files"). */
-export const STRETCH_SIZES: StretchSizes = { bytes: 8 << 20, longestLine: 16 << 20 };
+export const STRETCH_SIZES: StretchSizes = { bytes: 1 << 20, longestLine: 16 << 20 };
 
 /** Which line ends a stretch holds: CRLF ones, bare LF ones. */
 export interface LineEnds {
@@ -43,7 +43,11 @@ export interface LineEnds {
 export type StretchEvent =
   /** Its first 8 KB hold a NUL byte (`@ws/text`'s `looksBinary`): nothing else follows. */
   | { readonly kind: 'binary' }
-  /** Whole lines: `firstLine` (1-based) and `firstChar` (UTF-16 index of the file's text, BOM counted) of the first. */
+  /**
+   * Whole lines: `firstLine` (1-based) and `firstChar` (UTF-16 index of the file's text,
+   * BOM counted) of the first. `bytes` are valid until the next event is asked for (one
+   * buffer serves every stretch); `text` is the stretch's own.
+   */
   | {
       readonly kind: 'lines';
       readonly bytes: Uint8Array;
@@ -63,20 +67,6 @@ export type StretchEvent =
 
 const LF = 10;
 const CR = 13;
-
-function joined(pieces: readonly Uint8Array[], last?: Uint8Array): Uint8Array {
-  const all = last === undefined ? pieces : [...pieces, last];
-  if (all.length === 1) return all[0].slice();
-  let length = 0;
-  for (const p of all) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of all) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** The line ends of a decoded stretch that starts a line (so an LF at its start follows an LF, not a CR). */
 function endsOf(text: string): LineEnds {
@@ -106,8 +96,8 @@ export async function* stretchesOf(file: LargeText, sizes: StretchSizes = STRETC
   let line = 1;
   let chars = 0;
   let first = true;
-  // The partial line carried from the reads before.
-  let pieces: Uint8Array[] = [];
+  // One buffer for the stretch being read: the partial line carried from the reads before, then the new read.
+  let work = new Uint8Array(Math.min(size, sizes.bytes) * 2);
   let held = 0;
   // A line too long to hold, being counted until its end.
   let long: { decoder: TextDecoder; chars: number; lastByte: number } | undefined;
@@ -150,28 +140,33 @@ export async function* stretchesOf(file: LargeText, sizes: StretchSizes = STRETC
       yield longDone(got.subarray(0, lf + 1), true);
       at = lf + 1;
     }
-    const lastLf = got.lastIndexOf(LF);
-    if (lastLf < at) {
+    const rest = got.subarray(at);
+    if (held + rest.length > work.length) {
+      const grown = new Uint8Array(Math.max(work.length * 2, held + rest.length));
+      grown.set(work.subarray(0, held));
+      work = grown;
+    }
+    work.set(rest, held);
+    const end = held + rest.length;
+    const lastLf = rest.lastIndexOf(LF);
+    if (lastLf === -1) {
       // No line end in the rest: carried, unless the line has grown too long to hold.
-      if (at < got.length) {
-        pieces.push(got.slice(at));
-        held += got.length - at;
-      }
+      held = end;
       if (held > sizes.longestLine) {
         const counter = new TextDecoder('utf-8', { ignoreBOM: true });
-        let counted = 0;
-        for (const p of pieces) counted += counter.decode(p, { stream: true }).length;
-        long = { decoder: counter, chars: counted, lastByte: got[got.length - 1] };
-        pieces = [];
+        long = { decoder: counter, chars: counter.decode(work.subarray(0, held), { stream: true }).length, lastByte: work[held - 1] };
         held = 0;
+        // A buffer grown for the long line goes with it.
+        if (work.length > sizes.bytes * 2) work = new Uint8Array(sizes.bytes * 2);
       }
       continue;
     }
-    const bytes = joined(pieces, got.subarray(at, lastLf + 1));
-    pieces = lastLf + 1 < got.length ? [got.slice(lastLf + 1)] : [];
-    held = got.length - lastLf - 1;
-    yield lines(bytes);
+    const cut = held + lastLf + 1;
+    // The stretch's bytes are used before the next event is asked for; then the carry moves to the front.
+    yield lines(work.subarray(0, cut));
+    work.copyWithin(0, cut, end);
+    held = end - cut;
   }
   if (long !== undefined) yield longDone(new Uint8Array(0), false);
-  else if (held > 0) yield lines(joined(pieces));
+  else if (held > 0) yield lines(work.subarray(0, held));
 }
