@@ -85,6 +85,12 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
     yield { path, skipped: kind.reason };
     return;
   }
+  const passedOver = kind.kind === 'directory' ? disk.passedOver(path) : undefined;
+  if (passedOver !== undefined) {
+    // Named, but passed over by the walk: said, not silently empty.
+    yield { path, skipped: words.namedPassedOver(passedOver) };
+    return;
+  }
   const files = kind.kind === 'directory' ? (await disk.walk(path)).files.map((f) => f.path) : [path];
   for (const rel of files) {
     const got = await disk.read(rel, config.maxFileSize);

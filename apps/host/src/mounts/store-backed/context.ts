@@ -59,6 +59,8 @@ export interface StoreMountContext {
   isDirectory(path: string): Promise<boolean>;
   /** Disk's file at `path`, over `maxFileSize`, as pages straight from disk (the store never holds it). */
   readLarge(path: string): Promise<ReadOutcome>;
+  /** Why a walk passes over the directory `dir` (its rule, or an ancestor's), or undefined. */
+  passedOver(dir: string): string | undefined;
   /** The same file as grep searches it, a stretch at a time straight from disk (nothing where it went). */
   searchLarge(path: string): Promise<SearchFile | undefined>;
   /** Runs a pass, remembering what a whole-mount pass passed over (for status from the store). */

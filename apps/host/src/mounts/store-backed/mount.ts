@@ -107,6 +107,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     },
     readLarge: (path) => largeFile(realDisk, ctx.words, path),
     searchLarge: (path) => largeSearchFile(realDisk, ctx.words, path),
+    passedOver: (dir) => realDisk.passedOver(dir),
     async pass(scope, options = {}) {
       const result = await reconciler.pass({ scope, ...options });
       if (result.kind === 'done' && scope.kind === 'directory' && scope.path === '') {
@@ -148,6 +149,12 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     },
     async *searchFiles(path, query): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
+      const passedOver = (await ctx.isDirectory(path)) ? ctx.passedOver(path) : undefined;
+      if (passedOver !== undefined) {
+        // Named, but passed over by the walk: said, not silently empty.
+        yield { path, skipped: ctx.words.namedPassedOver(passedOver) };
+        return;
+      }
       // A watched mount's changes are passed over before the lock is taken (the watcher's passes take it).
       const settled = ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
       const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled)), (message) => [{ path, source: 'skip' as const, reason: message }]);
