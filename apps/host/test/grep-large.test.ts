@@ -6,7 +6,7 @@
  * deadline inside a large file, and a ~300 MB log in a child process measuring peak RSS.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MatchRunner } from '@ws/grep';
 import { handleToolCall, type Workspace } from '@ws/tools';
@@ -134,6 +134,25 @@ for (const backend of ['store', 'direct'] as const) {
       expect(a.note).toBe('A file changed on disk while it was searched and was not searched further: work/big.log from line 201; the matches before are from the version first seen. Search again.');
       // Searched again, the grown file is searched whole.
       expect((await grep(withStretches(host, 400), { pattern: 'hit', output: 'count' })).counts).toEqual({ 'work/big.log': 1001, 'work/z.txt': 1 });
+      host.close();
+    });
+
+    test('a file replaced (renamed over) while it is searched: no stretch of the new file is mixed in', async () => {
+      const { host, root } = await storeHost({ mount: { backend, maxFileSize: 1000, ignore: [] }, files: { 'big.log': 'hit\n'.repeat(1000) } });
+      const real = host.workspace.grep?.runner;
+      let scans = 0;
+      // The same size, other text: only the fingerprint tells the two apart.
+      const runner: MatchRunner = async (job) => {
+        if (++scans === 1) {
+          writeFileSync(join(root, 'new.tmp'), 'hot\n'.repeat(1000));
+          renameSync(join(root, 'new.tmp'), join(root, 'big.log'));
+        }
+        if (real === undefined) throw new Error('the host runs scans in Workers');
+        return real(job);
+      };
+      const a = await grep(withStretches(host, 400, runner), { pattern: 'h', output: 'count' });
+      expect(a.counts).toEqual({ 'work/big.log': 100 });
+      expect(a.note).toContain('work/big.log from line 101;');
       host.close();
     });
 
