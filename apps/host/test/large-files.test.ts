@@ -102,24 +102,34 @@ for (const backend of ['store', 'direct'] as const) {
       }
     }, 120_000);
 
-    test('an edit is refused with the sentence, and so are a write and a delete on a direct mount; the file is unchanged', async () => {
+    test('an edit, a write and a delete are refused with the sentence; the file is unchanged and no draft is made', async () => {
       const { host, root } = await storeHost({ mount: { backend, maxFileSize: 100 } });
       const text = 'one line\n'.repeat(50);
       writeFileSync(join(root, 'big.log'), text);
       const edit = await call(host, 'edit', { path: 'work/big.log', oldString: 'one', newString: 'two' });
       expect(edit).toEqual({ success: false, error: "work/big.log is 450 bytes, over the mount's limit of 100: read pages it straight from disk, but it is too large to store or edit." });
-      if (backend === 'direct') {
-        for (const [name, input] of [
-          ['write', { path: 'work/big.log', content: 'x' }],
-          ['delete', { path: 'work/big.log' }],
-        ] as const) {
-          expect(await call(host, name, input)).toEqual({
-            success: false,
-            error: "work/big.log is 450 bytes, over the mount's limit of 100: read pages it straight from disk, but it is too large to store or edit.",
-          });
-        }
+      for (const [name, input] of [
+        ['write', { path: 'work/big.log', content: 'x' }],
+        ['delete', { path: 'work/big.log' }],
+      ] as const) {
+        expect(await call(host, name, input)).toEqual({
+          success: false,
+          error: "work/big.log is 450 bytes, over the mount's limit of 100: read pages it straight from disk, but it is too large to store or edit.",
+        });
       }
       expect(await Bun.file(join(root, 'big.log')).text()).toBe(text);
+      // No draft and no conflict: the file reads as before.
+      const status = await call(host, 'status', {});
+      expect(status.success && JSON.stringify(status.data)).not.toContain('big.log');
+      const page = await call(host, 'read', { path: 'work/big.log', limit: 1 });
+      expect(page.success && (page.data as Page).content).toBe('1\tone line');
+      if (backend === 'store') {
+        // disk's version is the same pages, with the version's note.
+        const disk = await call(host, 'read', { path: 'work/big.log', version: 'disk', offset: 50 });
+        expect(disk.success && disk.data).toMatchObject({ totalLines: 50, fromLine: 50, content: '50\tone line' });
+        expect(disk.success && (disk.data as Page).note).toContain('This page shows disk’s copy, read-only');
+        expect(disk.success && (disk.data as Page).note).toContain('too large to store or edit');
+      }
     });
 
     test('a large binary file stays refused as binary', async () => {

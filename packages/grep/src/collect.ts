@@ -73,10 +73,20 @@ export function matchesOf(file: FoundFile): LineMatch[] {
 export async function search(pattern: string, files: Iterable<GrepFile> | AsyncIterable<GrepFile>, options: SearchOptions = {}): Promise<SearchAnswer> {
   const results: FileMatches[] = [];
   const skipped: SkippedFile[] = [];
+  let continuing = false;
   const facts = await searchFiles(pattern, files, options, {
     found(file) {
       const { path, version, lineEndings } = file;
-      results.push({ path, ...(version === undefined ? {} : { version }), ...(lineEndings === undefined ? {} : { lineEndings }), matches: matchesOf(file) });
+      const matches = matchesOf(file);
+      // A large file's parts make one entry, with its last part's line ends (the whole file's).
+      if (continuing) {
+        const last = results.pop() as FileMatches;
+        const { lineEndings: _, ...rest } = last;
+        results.push({ ...rest, ...(lineEndings === undefined ? {} : { lineEndings }), matches: [...last.matches, ...matches] });
+      } else if (matches.length > 0) {
+        results.push({ path, ...(version === undefined ? {} : { version }), ...(lineEndings === undefined ? {} : { lineEndings }), matches });
+      }
+      continuing = file.continues === true;
     },
     skipped: (file) => skipped.push(file),
   });

@@ -13,6 +13,7 @@ export {
   type MatchJobResult,
   type MatchRunner,
 } from './search.ts';
+export { type LargeText, type StretchSizes, STRETCH_SIZES } from './stretches.ts';
 export { search, matchesOf, type SearchAnswer, type FileMatches, type LineMatch } from './collect.ts';
 export type { PatternOptions } from './matcher.ts';
 export { FILE_TYPES, fileTypeFilter } from './file-types.ts';

@@ -8,13 +8,15 @@
  * exactly when the pattern, compiled without `g`/`m`, tests true against it alone —
  * however the search gets there — and a count is never short of what was searched.
  */
-import { hasBom, looksBinary } from '@ws/text';
+import { BINARY_SNIFF_BYTES, hasBom, looksBinary } from '@ws/text';
 import { fileTypeFilter } from './file-types.ts';
 import { GrepError } from './grep-error.ts';
+import { searchLarge } from './large-search.ts';
 import { LineIndex } from './line-index.ts';
 import { type Matcher, type PatternOptions, compileMatcher, firstMatchIn } from './matcher.ts';
 import { EXPECTED, badOptionMessage, patternNotStringMessage } from './notes.ts';
 import { type ScanResult, scanText } from './scan.ts';
+import { type LargeText, STRETCH_SIZES, type StretchSizes } from './stretches.ts';
 
 /** A file offered to search: its bytes, or why the caller did not read it. */
 export type GrepFile =
@@ -34,6 +36,16 @@ export type GrepFile =
   | {
       readonly path: string;
       /**
+       * A file too large to hold (over the caller's `maxFileSize`): searched a stretch of
+       * whole lines at a time through `range`, memory bounded by a few stretches (the
+       * README's "Large files"). Never checked against `maxFileSize`.
+       */
+      readonly large: LargeText;
+      readonly version?: string;
+    }
+  | {
+      readonly path: string;
+      /**
        * The caller knows the file holds none of `indexTerms(pattern, options)` (an index
        * said so), so no line of it matches: it counts as searched, unread. Only where
        * `indexTerms` gave terms, and only for a file whose bytes would not look binary.
@@ -48,7 +60,9 @@ export type GrepFile =
 export type SkipReason =
   | { readonly kind: 'binary' }
   | { readonly kind: 'over-size'; readonly size: number; readonly limit: number }
-  | { readonly kind: 'not-read'; readonly why: string };
+  | { readonly kind: 'not-read'; readonly why: string }
+  /** A large file (`GrepFile.large`) with `multiline`: a match may span any number of lines, so the file would have to be held whole. */
+  | { readonly kind: 'large-multiline'; readonly size: number };
 
 /** A file that was not searched, and why. */
 export interface SkippedFile {
@@ -66,6 +80,8 @@ export interface MatchJob {
   readonly lineEnds: boolean;
   /** How long the scan may run, in milliseconds. */
   readonly timeLimitMs: number;
+  /** The bytes continue a file (a later stretch of a large one): a leading U+FEFF is text, not a BOM. */
+  readonly continued?: boolean;
 }
 
 /** What a runner answers for a job: the scan, and whether the file starts with a BOM. */
@@ -106,6 +122,8 @@ export interface SearchOptions {
   readonly runner?: MatchRunner;
   /** The clock (milliseconds), for tests; default `performance.now`. */
   readonly now?: () => number;
+  /** How a large file is read (`GrepFile.large`); default {@link STRETCH_SIZES}. Tests make them small. */
+  readonly stretch?: StretchSizes;
 }
 
 /** One searched file with matches, read on demand. */
@@ -118,6 +136,14 @@ export interface FoundFile {
   readonly results: number;
   /** Matching lines in the file. */
   readonly lines: number;
+  /**
+   * Set on each part of a large file (`GrepFile.large`) but its last: the file's results
+   * come in several calls of `found`, in order, and `results`, `lines` and `lineEndings`
+   * (the line ends seen so far) are this part's; a part holds the lines its results show.
+   * The last part (without `continues`) may have no results: it closes the file and
+   * carries the whole file's `lineEndings`.
+   */
+  readonly continues?: true;
   /** Result `k` (0-based): its first and last line (the same line without `multiline`). */
   result(k: number): { readonly line: number; readonly endLine: number };
   /** The lines to show around result `k`: from `from` to `to`, each line shown once (context merged as ripgrep does). */
@@ -146,15 +172,19 @@ export interface SearchFacts {
   readonly bomFiles: readonly { readonly path: string; readonly version?: string }[];
   /** Lines on which the engine gave up (whether they match is unknown), per file, in order. */
   readonly gaveUp: readonly { readonly path: string; readonly version?: string; readonly lines: readonly number[] }[];
-  /** Set when the deadline stopped the search: the file and the first line not searched; `lost` where that file's matches could not be kept. */
-  readonly stopped?: { readonly path: string; readonly version?: string; readonly line: number; readonly lost: boolean };
+  /** Set when the deadline stopped the search: the file and the first line not searched; `lost` where that file's (with `large`: that stretch's) matches could not be kept; `large` where it is a large file. */
+  readonly stopped?: { readonly path: string; readonly version?: string; readonly line: number; readonly lost: boolean; readonly large?: true };
+  /** Large files that changed while they were searched: the first line not searched (the lines before are the version first seen). */
+  readonly changed: readonly { readonly path: string; readonly version?: string; readonly line: number }[];
+  /** Lines of large files too long to hold (over `stretch.longestLine` bytes), not searched: whether they match is unknown. */
+  readonly unsearched: readonly { readonly path: string; readonly version?: string; readonly lines: readonly number[] }[];
   /** The engine the pattern ran on. */
   readonly engine: 'js' | 're2';
 }
 
 /** What a streaming search tells its caller, in path order. */
 export interface SearchSink {
-  /** A searched file with at least one match; its text lives until the returned promise settles. */
+  /** A searched file with at least one match (or a part of a large one, `FoundFile.continues`); its text lives until the returned promise settles. */
   found?(file: FoundFile): void | Promise<void>;
   /** A file not searched. */
   skipped?(file: SkippedFile): void;
@@ -214,7 +244,7 @@ export function indexTerms(pattern: string, options: PatternOptions): string[] |
 export function runMatchJob(job: MatchJob, now: () => number = () => performance.now(), progress?: (line: number) => void): MatchJobResult {
   const matcher = compileMatcher(job.pattern, job.options);
   const text = decoder.decode(job.bytes);
-  const bom = hasBom(job.bytes);
+  const bom = job.continued !== true && hasBom(job.bytes);
   const deadline = now() + job.timeLimitMs;
   return { ...scanText(text, bom, matcher, job.lineEnds, { deadline, now, ...(progress ? { progress } : {}) }), bom, text };
 }
@@ -299,6 +329,23 @@ export async function searchFiles(
   const crlfFiles: { path: string; version?: string; lineEndings: 'CRLF' | 'mixed' }[] = [];
   const bomFiles: { path: string; version?: string }[] = [];
   const gaveUp: { path: string; version?: string; lines: number[] }[] = [];
+  const changed: { path: string; version?: string; line: number }[] = [];
+  const unsearched: { path: string; version?: string; lines: number[] }[] = [];
+  const large = {
+    pattern,
+    options: patternOptions,
+    matcher,
+    run,
+    now,
+    before,
+    after,
+    noted,
+    sizes: options.stretch ?? STRETCH_SIZES,
+    left: () => budget - spent,
+    spend: (ms: number) => {
+      spent += ms;
+    },
+  };
   let stopped: SearchFacts['stopped'];
   let totalMatches = 0;
   let totalResults = 0;
@@ -319,6 +366,40 @@ export async function searchFiles(
         break;
       }
       filesSearched++;
+      continue;
+    }
+    if ('large' in file) {
+      if (patternOptions.multiline) {
+        // Binary is told first, as for a file searched whole.
+        const head = await file.large.range(0, Math.min(file.large.size, BINARY_SNIFF_BYTES));
+        const reason: SkipReason = head !== null && looksBinary(head) ? { kind: 'binary' } : { kind: 'large-multiline', size: file.large.size };
+        sink.skipped?.({ path, ...labelled, reason });
+        continue;
+      }
+      if (budget - spent <= 0) {
+        stopped = { path, ...labelled, line: 1, lost: false };
+        break;
+      }
+      const outcome = await searchLarge(path, file.version, file.large, large, sink);
+      if (outcome.kind === 'binary') {
+        sink.skipped?.({ path, ...labelled, reason: { kind: 'binary' } });
+        continue;
+      }
+      filesSearched++;
+      if (matcher.namesCr && outcome.lineEndings !== undefined) crlfFiles.push({ path, ...labelled, lineEndings: outcome.lineEndings });
+      if (matcher.namesBom && outcome.bom) bomFiles.push({ path, ...labelled });
+      if (outcome.gaveUp.length > 0) gaveUp.push({ path, ...labelled, lines: [...outcome.gaveUp] });
+      if (outcome.unsearched.length > 0) unsearched.push({ path, ...labelled, lines: [...outcome.unsearched] });
+      if (outcome.changedAt !== undefined) changed.push({ path, ...labelled, line: outcome.changedAt });
+      if (outcome.results > 0) {
+        filesMatched++;
+        totalMatches += outcome.lines;
+        totalResults += outcome.results;
+      }
+      if (outcome.stopped !== undefined) {
+        stopped = { path, ...labelled, ...outcome.stopped, large: true };
+        break;
+      }
       continue;
     }
     if (!('bytes' in file)) {
@@ -369,6 +450,8 @@ export async function searchFiles(
     bomFiles,
     gaveUp,
     ...(stopped === undefined ? {} : { stopped }),
+    changed,
+    unsearched,
     engine: matcher.engine,
   };
 }

@@ -309,6 +309,30 @@ export function overSize(limit: number): string {
 /** Why grep did not search a binary file. */
 export const BINARY_SKIP = 'binary (a NUL byte in its first 8 KB)';
 
+/** Why grep with `multiline` did not search a file over the mount's size limit. */
+export const LARGE_MULTILINE_SKIP =
+  "over the mount's size limit, so searched only line by line: a multiline match may span any number of lines, and the file is never held whole (search it without multiline)";
+
+/** The lines of large files too long to hold (over `mib` MiB), which grep did not search. */
+export function grepUnsearched(total: number, named: readonly string[], mib: number): string {
+  const more = total > named.length ? ` and ${total - named.length} more` : '';
+  const one = total === 1;
+  return (
+    `${plural(total, 'line')} of files over the size limit ${one ? 'is' : 'are'} longer than ${mib} MiB and ${one ? 'was' : 'were'} not searched; ` +
+    `whether ${one ? 'it matches' : 'they match'} is unknown: ${named.join(', ')}${more}. read pages such a line by characters (offsetChars, limitChars).`
+  );
+}
+
+/** Large files that changed while grep searched them: each path with the first line not searched. */
+export function grepChanged(files: readonly { path: string; line: number }[]): string {
+  const list = files.map((f) => `${f.path} from line ${f.line.toLocaleString('en-US')}`).join(', ');
+  const one = files.length === 1;
+  return (
+    `${one ? 'A file' : 'Files'} changed on disk while ${one ? 'it was' : 'they were'} searched and ${one ? 'was' : 'were'} not searched further: ${list}; ` +
+    `the matches before are from the version first seen. Search again.`
+  );
+}
+
 /** How many names a skipped reason lists before it counts the rest. */
 export const SKIPPED_NAMES_MAX = 5;
 
@@ -334,11 +358,14 @@ export function contextLeftOut(line: number): string {
 }
 
 /** Where the deadline stopped a search. */
-export function grepStopped(seconds: number, path: string, line: number, lost: boolean): string {
+export function grepStopped(seconds: number, path: string, line: number, lost: boolean, large = false): string {
   const lostPart = lost ? ` (its matches were not counted)` : '';
+  const largePart = large
+    ? ` ${path} is over the size limit and is searched from its start each time: a faster pattern (a literal with fixedStrings, no lookarounds) or a longer deadline (the host's grepTimeoutMs) reaches further.`
+    : '';
   return (
-    `The search stopped at its ${seconds} s deadline at line ${line} of ${path}${lostPart}; the files after it were not searched, ` +
-    'so the counts cover only what was searched. Search the rest with a path, glob or type that leaves out what was searched, or a simpler pattern.'
+    `The search stopped at its ${seconds} s deadline at line ${line.toLocaleString('en-US')} of ${path}${lostPart}; the files after it were not searched, ` +
+    `so the counts cover only what was searched. Search the rest with a path, glob or type that leaves out what was searched, or a simpler pattern.${largePart}`
   );
 }
 

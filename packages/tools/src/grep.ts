@@ -7,17 +7,20 @@
  * following the notes from offset 0 shows every result exactly once — the tools decide
  * nothing about what a match is; they word the facts @ws/grep reports.
  */
-import { type FoundFile, type GrepFile, type SearchFacts, type SkippedFile, GrepError, searchFiles } from '@ws/grep';
+import { type FoundFile, type GrepFile, type SearchFacts, type SkippedFile, GrepError, STRETCH_SIZES, searchFiles } from '@ws/grep';
 import { LONG_LINE_CHARS, lineWindow } from '@ws/paging';
 import { jsonLength } from '@ws/text';
 import {
   BINARY_SKIP,
+  LARGE_MULTILINE_SKIP,
   SKIPPED_NAMES_MAX,
   contextLeftOut,
   grepBomNote,
   grepCrNote,
+  grepChanged,
   grepGaveUp,
   grepStopped,
+  grepUnsearched,
   inDiskVersion,
   overSize,
   pageNote,
@@ -78,7 +81,8 @@ async function* filesOf(
       if (!keep(path)) continue;
       call.progress?.({ done: ++count.offered, message: 'files offered to the search' });
       const version = 'version' in file && file.version ? { version: file.version } : {};
-      if ('skipped' in file) yield { path, skipped: file.tooLarge ? overSize(mount.maxFileSize) : file.skipped };
+      if ('large' in file) yield { path, large: file.large };
+      else if ('skipped' in file) yield { path, skipped: file.skipped };
       else if ('noMatch' in file) yield file.size > mount.maxFileSize ? { path, skipped: overSize(mount.maxFileSize), ...version } : { path, noMatch: true, size: file.size, ...version };
       else if (file.bytes.length > mount.maxFileSize) yield { path, skipped: overSize(mount.maxFileSize), ...version };
       else yield { path, bytes: file.bytes, ...version };
@@ -91,7 +95,9 @@ class SkippedTally {
   private readonly byReason = new Map<string, { count: number; paths: string[] }>();
 
   add(file: SkippedFile): void {
-    const reason = file.reason.kind === 'binary' ? BINARY_SKIP : file.reason.kind === 'over-size' ? overSize(file.reason.limit) : file.reason.why;
+    const { reason: why } = file;
+    const reason =
+      why.kind === 'binary' ? BINARY_SKIP : why.kind === 'over-size' ? overSize(why.limit) : why.kind === 'large-multiline' ? LARGE_MULTILINE_SKIP : why.why;
     let entry = this.byReason.get(reason);
     if (entry === undefined) {
       entry = { count: 0, paths: [] };
@@ -173,7 +179,13 @@ function notesOf(facts: SearchFacts, workspace: Workspace, timeoutMs: number, pa
     const all = facts.gaveUp.flatMap((f) => f.lines.map((l) => `${f.path}:${l}`));
     notes.push(grepGaveUp(all.length, all.slice(0, SKIPPED_NAMES_MAX)));
   }
-  if (facts.stopped) notes.push(grepStopped(timeoutMs / 1000, facts.stopped.path, facts.stopped.line, facts.stopped.lost));
+  const named = (f: { path: string; version?: string }) => (f.version ? `${f.path} (${f.version})` : f.path);
+  if (facts.unsearched.length > 0) {
+    const all = facts.unsearched.flatMap((f) => f.lines.map((l) => `${named(f)}:${l}`));
+    notes.push(grepUnsearched(all.length, all.slice(0, SKIPPED_NAMES_MAX), STRETCH_SIZES.longestLine / (1 << 20)));
+  }
+  if (facts.changed.length > 0) notes.push(grepChanged(facts.changed.map((f) => ({ path: named(f), line: f.line }))));
+  if (facts.stopped) notes.push(grepStopped(timeoutMs / 1000, facts.stopped.path, facts.stopped.line, facts.stopped.lost, facts.stopped.large === true));
   notes.push(...extra);
   if (page !== undefined) notes.push(page);
   return notes.length > 0 ? notes.join(' ') : undefined;
@@ -212,6 +224,7 @@ async function grep(workspace: Workspace, input: Input, call: CallContext): Prom
 
   let facts: SearchFacts;
   const count = { offered: 0 };
+  let partLines = 0;
   try {
     facts = await searchFiles(
       input.pattern,
@@ -231,14 +244,20 @@ async function grep(workspace: Workspace, input: Input, call: CallContext): Prom
         ...(input.type === undefined ? {} : { type: input.type }),
         timeoutMs,
         ...(workspace.grep?.runner ? { runner: workspace.grep.runner } : {}),
+        ...(workspace.grep?.stretch ? { stretch: workspace.grep.stretch } : {}),
       },
       {
         skipped: (file) => skipped.add(file),
         found(file) {
           const head = fileHead(file);
           if (mode !== 'content') {
+            // A large file's parts are one file here: its count is their sum, told with its last.
+            partLines += file.lines;
+            if (file.continues) return;
+            const lines = partLines;
+            partLines = 0;
             if (!page.wants()) return page.skip(1);
-            const item = mode === 'files' ? { ...head, matches: file.lines } : [file.version ? `${file.path} (${file.version})` : file.path, file.lines];
+            const item = mode === 'files' ? { ...head, matches: lines } : [file.version ? `${file.path} (${file.version})` : file.path, lines];
             const cost = mode === 'files' ? jsonLength(item) + 1 : jsonLength((item as unknown[])[0]) + jsonLength((item as unknown[])[1]) + 2;
             page.offer({ head, item }, cost);
             return page.next();

@@ -126,7 +126,7 @@ async function versionOf(mount: Mount, rel: string, version: string | undefined)
   if (mount.backend === 'direct') return { refused: directHasNoDrafts(mount.name, `read with version ${quoted(version)}`) };
   if (mount.readVersion === undefined) return { refused: notOnThisMount(mount.name, 'read with version') };
   const found = await mount.readVersion(rel, version);
-  return found.kind === 'file' ? { ...found, notes: [versionNote(version), ...found.notes] } : found;
+  return found.kind === 'file' || found.kind === 'large' ? { ...found, notes: [versionNote(version), ...found.notes] } : found;
 }
 
 /** Line fields passed on beside character ones, so the page refuses "not both" in its own words. */

@@ -7,7 +7,7 @@
  * (no `..`, no leading `/`); the mount checks again at the point of effect (symlinks).
  * Nothing here throws for an expected problem: an outcome carries a sentence instead.
  */
-import type { MatchRunner } from '@ws/grep';
+import type { MatchRunner, StretchSizes } from '@ws/grep';
 import type { Progress } from './tool.ts';
 
 /** A refusal or problem, as a full sentence a model can act on. */
@@ -81,8 +81,16 @@ export type SearchFile =
   | {
       readonly path: string;
       readonly skipped: string;
-      /** Set where it was not read for being over the mount's `maxFileSize` (grep counts those under one reason). */
-      readonly tooLarge?: boolean;
+    }
+  | {
+      readonly path: string;
+      /**
+       * A text file over the mount's `maxFileSize`, searched straight from disk a stretch
+       * at a time (the README's "Large files"): its size, and `range` as a `large` read
+       * outcome has it (null once the file is not the one first seen; bytes valid until
+       * the next call).
+       */
+      readonly large: { readonly size: number; range(start: number, length: number): Promise<Uint8Array | null> };
     }
   | {
       readonly path: string;
@@ -281,6 +289,8 @@ export interface GrepSettings {
   readonly runner?: MatchRunner;
   /** How long one grep may search before it answers what it found (the host's `grepTimeoutMs`; default 10,000). */
   readonly timeoutMs?: number;
+  /** How a file over `maxFileSize` is read, a stretch at a time (`@ws/grep`'s `STRETCH_SIZES` by default; tests make them small). */
+  readonly stretch?: StretchSizes;
 }
 
 /** The mounts a tool call can reach. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { jsonLength } from '@ws/text';
 import { handleToolCall } from '../src/index.ts';
+import { LARGE_MULTILINE_SKIP } from '../src/errors.ts';
 import { bytesOf, memoryWorkspace } from './memory-workspace.ts';
 
 const dec = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -128,11 +129,14 @@ test('a conflict’s disk version is searched too, and named as such', async () 
   expect(d.results).toEqual([{ path: 'work/a.txt', version: 'conflicting-disk', lineEndings: 'CRLF', matches: [{ line: 1, text: 'disk' }] }]);
 });
 
-test('a file over its mount’s size limit is skipped with why', async () => {
+test('a file over its mount’s size limit is searched straight from disk; with multiline it is skipped with why', async () => {
   const ws = memoryWorkspace([{ name: 'work', backend: 'direct', maxFileSize: 10, files: { 'big.txt': 'two '.repeat(10), 'small.txt': 'two' } }]);
   const a = await grep(ws, { pattern: 'two' });
-  expect(a.results.map((r) => r.path)).toEqual(['work/small.txt']);
-  expect(a.skipped).toEqual([{ reason: "over the mount's size limit (10 bytes)", count: 1, paths: ['work/big.txt'] }]);
+  expect(a.results.map((r) => r.path)).toEqual(['work/big.txt', 'work/small.txt']);
+  expect(a.skipped).toEqual([]);
+  const m = await grep(ws, { pattern: 'two', multiline: true });
+  expect(m.results.map((r) => r.path)).toEqual(['work/small.txt']);
+  expect(m.skipped).toEqual([{ reason: LARGE_MULTILINE_SKIP, count: 1, paths: ['work/big.txt'] }]);
 });
 
 test('a CR note names 20 files, then counts the rest; a BOM note names its files; skipped files are named in no note', async () => {

@@ -42,6 +42,11 @@ function same(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined
 /** The one binary rule (`@ws/text`), as the host's mounts ask it. */
 const isBinary = looksBinary;
 
+/** A file over the size limit as grep searches it: ranges of the bytes it holds now. */
+function largeOf(bytes: Uint8Array) {
+  return { size: bytes.length, range: async (start: number, length: number) => bytes.slice(start, start + length) };
+}
+
 function inside(path: string, dir: string): boolean {
   return dir === '' || path === dir || path.startsWith(`${dir}/`);
 }
@@ -256,10 +261,10 @@ export class MemoryMount implements Mount {
       if (!bytes) {
         // Disk-only (binary or over-size): offered as disk has it, for grep to list as skipped.
         const d = this.disk.get(file);
-        if (d) yield d.length > this.maxFileSize ? { path: file, skipped: 'over the size limit', tooLarge: true } : { path: file, bytes: d };
+        if (d) yield d.length > this.maxFileSize ? { path: file, large: largeOf(d) } : { path: file, bytes: d };
         continue;
       }
-      if (bytes.length > this.maxFileSize) yield { path: file, skipped: 'over the size limit', tooLarge: true };
+      if (bytes.length > this.maxFileSize) yield { path: file, large: largeOf(bytes) };
       else yield { path: file, bytes };
       const d = this.disk.get(file);
       if (this.backend === 'store' && this.conflicts.has(file) && d) yield { path: file, bytes: d, version: 'conflicting-disk' };

@@ -91,6 +91,12 @@ export interface HostDisk extends DiskPort {
    * view of it), so a caller streaming a file reuses one buffer.
    */
   readRange(path: string, start: number, length: number, into?: Uint8Array): Promise<RangeReading>;
+  /**
+   * Why a walk from the root passes over the directory `dir` (by its own name or an
+   * ancestor's: `ignored by .gitignore: build/`), or undefined where it does not; a walk
+   * started at such a directory still passes over all it holds.
+   */
+  passedOver(dir: string): string | undefined;
 }
 
 /** What a ranged read found: the bytes and the file's metadata, or why not. */
@@ -592,6 +598,16 @@ function unlinkFile(disk: Disk, path: string, expect: HostExpectation): UnlinkRe
   }
 }
 
+/** The first rule that passes over `dir` or a directory above it, shallowest first. */
+function passedOverDir(rules: WalkRules, dir: string): string | undefined {
+  if (dir === '') return undefined;
+  for (let cut = dir.indexOf('/'); ; cut = dir.indexOf('/', cut + 1)) {
+    const reason = rules.passOver(cut < 0 ? dir : dir.slice(0, cut), true);
+    if (reason !== undefined) return reason;
+    if (cut < 0) return undefined;
+  }
+}
+
 function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const tally = newTally();
@@ -690,6 +706,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
     readRange: (path, start, length, into) => readRange(disk, path, start, length, into),
+    passedOver: (dir) => passedOverDir(options.rules, normal(dir)),
     write: async (path, bytes, { mode, ...expect }) => writeFile(disk, path, bytes, mode, withRacyBytes(disk, expect)),
     unlink: async (path, expect) => unlinkFile(disk, path, withRacyBytes(disk, expect)),
     syncDirectory: async (dir) => syncUp(disk, dir),

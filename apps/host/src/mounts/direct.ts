@@ -12,7 +12,7 @@ import { type Change, type Entry, type ListOutcome, type Mount, type ReadOutcome
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk } from '../disk/disk-port.ts';
 import { walkRules } from '../disk/rules.ts';
-import { largeFile } from './large-file.ts';
+import { largeFile, largeSearchFile } from './large-file.ts';
 import { mountWords } from './words.ts';
 
 /** Most entries one listing or search walks before it says it is incomplete. */
@@ -85,13 +85,23 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
     yield { path, skipped: kind.reason };
     return;
   }
+  const passedOver = kind.kind === 'directory' ? disk.passedOver(path) : undefined;
+  if (passedOver !== undefined) {
+    // Named, but passed over by the walk: said, not silently empty.
+    yield { path, skipped: words.namedPassedOver(passedOver) };
+    return;
+  }
   const files = kind.kind === 'directory' ? (await disk.walk(path)).files.map((f) => f.path) : [path];
   for (const rel of files) {
     const got = await disk.read(rel, config.maxFileSize);
     if (got.kind === 'absent') continue;
     if (got.kind === 'unobservable') yield { path: rel, skipped: got.reason };
-    else if (got.bytes === null) yield { path: rel, skipped: words.overLimit(got.meta.size, config.maxFileSize), tooLarge: true };
-    else yield { path: rel, bytes: got.bytes };
+    else if (got.bytes !== null) yield { path: rel, bytes: got.bytes };
+    else {
+      // Over the limit: searched straight from disk, a stretch at a time.
+      const large = await largeSearchFile(disk, words, rel);
+      if (large !== undefined) yield large;
+    }
   }
 }
 

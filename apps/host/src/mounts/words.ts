@@ -20,6 +20,9 @@ export function mountWords(mount: string) {
     notADirectory: (path: string) => `${at(path)} is a file, not a directory; read it instead.`,
     tooLarge: (path: string, size: number, max: number) =>
       `${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes, so it is not read.`,
+    /** Why grep found nothing beneath a directory it was named: the walk passes over it. */
+    namedPassedOver: (reason: string) =>
+      `a directory the walk passes over (${reason}), so nothing beneath it was searched: name a file in it to search that file, or change the rule (the mount's ignore, or gitignore = false)`,
     overLimit: (size: number, max: number) => `${size} bytes, over the mount's limit of ${max} bytes`,
     unreadable: (path: string, why: string) => `${at(path)} could not be read: ${why}.`,
     unreadableRegions: (regions: readonly { path: string; reason: string }[]) =>

@@ -4,7 +4,7 @@
  * recorded — all or none — and a deletion names what it removes.
  */
 import type { DraftChange } from '@ws/reconcile';
-import type { Change, CommitIntent, Refusal, Report } from '@ws/tools';
+import { type Change, type CommitIntent, type Refusal, type Report, largeFileChange } from '@ws/tools';
 import type { StoreMountContext } from './context.ts';
 import { pushSummary } from './reports.ts';
 
@@ -50,6 +50,17 @@ export async function commitChanges(ctx: StoreMountContext, changes: readonly Ch
   return { ok: true, report };
 }
 
+/** The size of the file over `maxFileSize` that disk holds at `path` (as disk is now, or as the records say for `watch = "never"`), or undefined. */
+async function largeOnDisk(ctx: StoreMountContext, branch: string, path: string): Promise<number | undefined> {
+  const { config } = ctx;
+  if (!ctx.checksDisk) {
+    const evidence = ctx.store.read(branch, config.name, path).evidence;
+    return evidence?.kind === 'opaque' && evidence.why === 'too-large' ? evidence.size : undefined;
+  }
+  const seen = await ctx.disk.stat(path);
+  return seen.kind === 'file' && seen.meta.size > config.maxFileSize ? seen.meta.size : undefined;
+}
+
 /** Why one change can't be recorded (a sentence), or null. */
 async function checkChange(ctx: StoreMountContext, branch: string, ch: Change): Promise<string | null> {
   const { store, config, words } = ctx;
@@ -58,6 +69,12 @@ async function checkChange(ctx: StoreMountContext, branch: string, ch: Change): 
   if (ch.expected !== undefined) {
     const same = held === null || ch.expected === null ? held === ch.expected : Buffer.compare(held, ch.expected) === 0;
     if (!same) return words.changedSincePlanned(ch.path);
+  }
+  if (tree === null) {
+    // A file over the limit that only disk holds is read-only, as on a direct mount: a
+    // draft over it could never be compared with it, only collide with it.
+    const size = await largeOnDisk(ctx, branch, ch.path);
+    if (size !== undefined) return largeFileChange(words.shown(ch.path), size, config.maxFileSize);
   }
   if (ch.bytes !== null || held !== null) return null;
   let rec = store.read(branch, config.name, ch.path);

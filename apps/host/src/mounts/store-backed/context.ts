@@ -6,7 +6,7 @@
  * the disk layer or the store engine can change underneath without touching a verb.
  */
 import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, TakeDisk } from '@ws/reconcile';
-import type { ReadOutcome, Work } from '@ws/tools';
+import type { ReadOutcome, SearchFile, Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
@@ -59,6 +59,10 @@ export interface StoreMountContext {
   isDirectory(path: string): Promise<boolean>;
   /** Disk's file at `path`, over `maxFileSize`, as pages straight from disk (the store never holds it). */
   readLarge(path: string): Promise<ReadOutcome>;
+  /** Why a walk passes over the directory `dir` (its rule, or an ancestor's), or undefined. */
+  passedOver(dir: string): string | undefined;
+  /** The same file as grep searches it, a stretch at a time straight from disk (nothing where it went). */
+  searchLarge(path: string): Promise<SearchFile | undefined>;
   /** Runs a pass, remembering what a whole-mount pass passed over (for status from the store). */
   pass(scope: Scope, options?: PassOptions): Promise<PassResult>;
   /** What the mount remembers between calls. */

@@ -11,7 +11,7 @@ import type { Mount, Refusal, Report, SearchFile } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
 import { diskPort } from '../../disk/disk-port.ts';
 import { walkRules } from '../../disk/rules.ts';
-import { largeFile } from '../large-file.ts';
+import { largeFile, largeSearchFile } from '../large-file.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
 import { WALK_CAP } from '../direct.ts';
@@ -106,6 +106,8 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
       return realDisk.kindOf(path).kind === 'directory';
     },
     readLarge: (path) => largeFile(realDisk, ctx.words, path),
+    searchLarge: (path) => largeSearchFile(realDisk, ctx.words, path),
+    passedOver: (dir) => realDisk.passedOver(dir),
     async pass(scope, options = {}) {
       const result = await reconciler.pass({ scope, ...options });
       if (result.kind === 'done' && scope.kind === 'directory' && scope.path === '') {
@@ -147,6 +149,12 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     },
     async *searchFiles(path, query): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
+      const passedOver = (await ctx.isDirectory(path)) ? ctx.passedOver(path) : undefined;
+      if (passedOver !== undefined) {
+        // Named, but passed over by the walk: said, not silently empty.
+        yield { path, skipped: ctx.words.namedPassedOver(passedOver) };
+        return;
+      }
       // A watched mount's changes are passed over before the lock is taken (the watcher's passes take it).
       const settled = ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
       const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled)), (message) => [{ path, source: 'skip' as const, reason: message }]);

@@ -31,7 +31,8 @@ async function readDisk(ctx: StoreMountContext, path: string): Promise<ReadOutco
   const reading = await ctx.disk.read(path, config.maxFileSize);
   if (reading.kind === 'absent') return { kind: 'missing' };
   if (reading.kind === 'unobservable') return { kind: 'answer', message: words.unreadable(path, reading.reason) };
-  if (reading.bytes === null) return { kind: 'answer', message: words.tooLarge(path, reading.meta.size, config.maxFileSize) };
+  // Over the limit: paged straight from disk, as a plain read pages it.
+  if (reading.bytes === null) return ctx.readLarge(path);
   if (looksBinary(reading.bytes)) return { kind: 'binary', size: reading.bytes.length, bytes: reading.bytes };
   return { kind: 'file', bytes: reading.bytes, notes: [] };
 }

@@ -23,7 +23,9 @@ export type SearchItem =
       readonly conflict?: { readonly hash: string; readonly size: number };
     }
   | { readonly path: string; readonly source: 'disk' }
-  | { readonly path: string; readonly source: 'skip'; readonly reason: string; readonly tooLarge?: true };
+  /** Over `maxFileSize` on disk (the store never holds it): searched straight from disk. */
+  | { readonly path: string; readonly source: 'large' }
+  | { readonly path: string; readonly source: 'skip'; readonly reason: string };
 
 /**
  * The plan a pass would make, from the records alone, for a store that holds what disk
@@ -48,11 +50,7 @@ function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): S
     }
     if (evidence.kind === 'text') return undefined; // disk's text the branch doesn't hold: the pass decides
     // A file disk holds that the store doesn't keep (binary or too large): disk-only.
-    plan.push(
-      evidence.why === 'too-large'
-        ? { path: rec.path, source: 'skip', reason: ctx.words.overLimit(evidence.size, config.maxFileSize), tooLarge: true }
-        : { path: rec.path, source: 'disk' },
-    );
+    plan.push({ path: rec.path, source: evidence.why === 'too-large' ? 'large' : 'disk' });
   }
   return plan.sort((a, b) => compare(a.path, b.path));
 }
@@ -83,11 +81,7 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
     if (r.workspace) {
       plan.push({ path: r.path, source: 'workspace', hash: r.workspace.hash, size: r.workspace.size, ...(conflict ? { conflict } : {}) });
     } else if (r.state === 'disk-only' && r.disk.kind === 'opaque') {
-      plan.push(
-        r.disk.why === 'too-large'
-          ? { path: r.path, source: 'skip', reason: ctx.words.overLimit(r.disk.size, config.maxFileSize), tooLarge: true }
-          : { path: r.path, source: 'disk' },
-      );
+      plan.push({ path: r.path, source: r.disk.why === 'too-large' ? 'large' : 'disk' });
     }
   }
   return plan;
@@ -145,7 +139,11 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
 }
 
 async function bytesOf(ctx: StoreMountContext, item: SearchItem, blobs: Map<string, Uint8Array>, ruledOut: (hash: string) => boolean): Promise<SearchFile[]> {
-  if (item.source === 'skip') return [{ path: item.path, skipped: item.reason, ...(item.tooLarge ? { tooLarge: true } : {}) }];
+  if (item.source === 'skip') return [{ path: item.path, skipped: item.reason }];
+  if (item.source === 'large') {
+    const large = await ctx.searchLarge(item.path);
+    return large === undefined ? [] : [large];
+  }
   if (item.source === 'disk') {
     const read = await ctx.disk.read(item.path, ctx.config.maxFileSize);
     return read.kind === 'file' && read.bytes !== null ? [{ path: item.path, bytes: read.bytes }] : [];
