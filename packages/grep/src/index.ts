@@ -2,6 +2,7 @@ export {
   searchFiles,
   runMatchJob,
   indexTerms,
+  holdsNoMatch,
   type GrepFile,
   type SearchOptions,
   type SearchSink,

@@ -34,9 +34,10 @@ export type GrepFile =
   | {
       readonly path: string;
       /**
-       * The caller knows the file holds none of `indexTerms(pattern, options)` (an index
-       * said so), so no line of it matches: it counts as searched, unread. Only where
-       * `indexTerms` gave terms, and only for a file whose bytes would not look binary.
+       * The caller knows no line of it matches: an index said it holds none of
+       * `indexTerms(pattern, options)` (only where those gave terms), or `holdsNoMatch`
+       * said so of its bytes. It counts as searched, unread. Only for a file whose bytes
+       * would not look binary.
        */
       readonly noMatch: true;
       /** Its size in bytes (checked against `maxFileSize`). */
@@ -217,6 +218,22 @@ export function runMatchJob(job: MatchJob, now: () => number = () => performance
   const bom = hasBom(job.bytes);
   const deadline = now() + job.timeLimitMs;
   return { ...scanText(text, bom, matcher, job.lineEnds, { deadline, now, ...(progress ? { progress } : {}) }), bom, text };
+}
+
+/**
+ * True only where no line of `bytes` matches the pattern, decided as `searchFiles` would
+ * decide it — so a caller that searches ahead (several files at once, in Workers) may
+ * offer such a file as `noMatch`. False wherever that is not certain: bytes that look
+ * binary (the search reports those), a pattern that names a CR or a BOM (its facts need
+ * every file), any match, a line the engine may have given up on, or the time limit
+ * reached. Throws `GrepError` for a bad pattern.
+ */
+export function holdsNoMatch(pattern: string, options: PatternOptions, bytes: Uint8Array, timeLimitMs: number, now: () => number = () => performance.now()): boolean {
+  const matcher = compileMatcher(pattern, options);
+  if (matcher.namesCr || matcher.namesBom || looksBinary(bytes)) return false;
+  if (matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) return true;
+  const scan = runMatchJob({ pattern, options, bytes, lineEnds: false, timeLimitMs }, now);
+  return scan.hits.length === 0 && scan.gaveUp.length === 0 && scan.stoppedAt === undefined;
 }
 
 /** The searched file's results, its text decoded (and its lines indexed) only when asked. */

@@ -6,13 +6,16 @@
  * that says where it was when the Worker was ended (`lost`: its matches are not known).
  */
 import type { MatchJob, MatchJobResult, MatchRunner } from '@ws/grep';
+import { type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict } from './prescan.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
 const GRACE_MS = 250;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
+/** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
+const PARALLEL = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency ?? 2));
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; error?: string };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: PrescanVerdict[] | ReadVerdict[]; error?: string };
 
 interface Slot {
   worker: Worker;
@@ -22,6 +25,8 @@ interface Slot {
 /** A pool of grep Workers, and the runner that uses it. */
 export interface GrepWorkers {
   readonly runner: MatchRunner;
+  /** Batches searched ahead for a mount (`prescan.ts`), on the same Workers. */
+  readonly prescanner: Prescanner;
   /** Ends every Worker (the host is closing). */
   close(): void;
 }
@@ -101,8 +106,49 @@ export function grepWorkers(): GrepWorkers {
     });
   };
 
+  /**
+   * One batch in a Worker: its answer, or undefined where it failed or ran past its time
+   * (the Worker is then ended). A batch that reads its files first has `READ_MS` for that
+   * (the Worker says when it is done reading), then `batchMs` to search.
+   */
+  const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<T | undefined> => {
+    if (closed) return undefined;
+    const slot = await take();
+    slot.busy = true;
+    const id = nextId++;
+    return new Promise<T | undefined>((resolve) => {
+      let timer: ReturnType<typeof setTimeout>;
+      const finish = (answer: T | undefined, next: Slot) => {
+        clearTimeout(timer);
+        slot.worker.removeEventListener('message', onMessage);
+        give(next);
+        resolve(answer);
+      };
+      // Stuck inside one file's search: end the Worker; the search takes the batch itself.
+      const arm = (ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish(undefined, replace(slot)), ms);
+      };
+      const onMessage = (event: MessageEvent<Reply>) => {
+        if (event.data.id !== id) return;
+        if (event.data.progress !== undefined) arm(job.batchMs + GRACE_MS);
+        else finish(event.data.verdicts as T | undefined, slot);
+      };
+      arm(job.read === undefined ? job.batchMs + GRACE_MS : READ_MS);
+      slot.worker.addEventListener('message', onMessage);
+      slot.worker.postMessage({ id, prescan: job }, moved);
+    });
+  };
+  const prescanner: Prescanner = {
+    // The bytes of files as read move to the Worker; the store's packed bytes are copied (the caller may need them again).
+    run: (job) => batch<PrescanVerdict[]>(job, [...new Set(job.items.flatMap((item) => ('bytes' in item ? [item.bytes.buffer as ArrayBuffer] : [])))]),
+    read: (job) => batch<ReadVerdict[]>(job, []),
+    parallel: PARALLEL,
+  };
+
   return {
     runner,
+    prescanner,
     close() {
       closed = true;
       for (const s of slots) s.worker.terminate();

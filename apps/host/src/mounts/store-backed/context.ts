@@ -8,6 +8,7 @@
 import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, TakeDisk } from '@ws/reconcile';
 import type { ReadOutcome, Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
+import type { Prescanner } from '../../grep/prescan.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
 import type { mountWords } from '../words.ts';
@@ -59,6 +60,8 @@ export interface StoreMountContext {
   isDirectory(path: string): Promise<boolean>;
   /** Disk's file at `path`, over `maxFileSize`, as pages straight from disk (the store never holds it). */
   readLarge(path: string): Promise<ReadOutcome>;
+  /** grep's Workers, which search ahead of a search (`grep/prescan.ts`), where the host has them. */
+  readonly prescanner?: Prescanner;
   /** Runs a pass, remembering what a whole-mount pass passed over (for status from the store). */
   pass(scope: Scope, options?: PassOptions): Promise<PassResult>;
   /** What the mount remembers between calls. */
