@@ -7,7 +7,7 @@
  * back, or nothing: out of time, a Worker ended, a failure) leaves the file to the
  * search itself, which then decides as it would have without the prescan.
  */
-import type { PatternOptions } from '@ws/grep';
+import type { MatchJobResult, PatternOptions } from '@ws/grep';
 import type { Reading } from '@ws/reconcile';
 import type { SearchQuery } from '@ws/tools';
 import type { ReaderSpec } from '../disk/disk-port.ts';
@@ -22,42 +22,69 @@ export interface PrescanJob {
   readonly items: readonly PrescanItem[];
   /** Files to read first, through the mount's disk (`diskReader`), as its `readMany` reads them; `items` is then empty. */
   readonly read?: { readonly spec: ReaderSpec; readonly paths: readonly string[]; readonly maxBytes: number };
-  /** The most one file's scan may take (a slower one is left to the search). */
+  /** The least one file's scan may take before it is left to the search (`itemLimitMs` gives more to a large file). */
   readonly itemMs: number;
-  /** The most the batch may take; the files after are left to the search. */
-  readonly batchMs: number;
+  /** How long the Worker may go without a word (it tells of its progress now and then) before it is taken to be stuck, and ended. */
+  readonly stallMs: number;
 }
 
 /** What the prescan found for one file: no line matches, its bytes (search it), or null (not looked at). */
 export type PrescanVerdict = 'none' | Uint8Array | null;
 
+/** A scan a Worker made ahead, for the job the search will make of the same bytes (`lineEnds`: that job's). */
+export interface ScannedAhead {
+  readonly result: MatchJobResult;
+  readonly lineEnds: boolean;
+}
+
+/** A file's verdict as it crosses back from a Worker: none, or its bytes with the scan made of them (where certain), or null. */
+export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead } | null;
+
+/** A read file's verdict as it crosses back: none (its size), or its reading with the scan made of it (where certain). */
+export type WorkerReadVerdict = { readonly none: number } | { readonly reading: Reading; readonly scan?: ScannedAhead };
+
 /** What a read batch found for one path: no line matches (the file's size), or the reading (search it). */
 export type ReadVerdict = { readonly none: number } | { readonly reading: Reading };
 
+/**
+ * A batch's answer: a verdict per file, and `slow` where one file's scan ran past its
+ * limit (the files after it were not looked at): the pattern is slow, and the search
+ * takes the rest of its files itself, under its deadline. Undefined where the Worker
+ * failed or was ended.
+ */
+export type PrescanAnswer<V> = { readonly verdicts: readonly V[]; readonly slow: boolean } | undefined;
+
 /** How grep's Workers search ahead for a mount. */
 export interface Prescanner {
-  /** One batch of bytes: a verdict per item, or undefined where the Worker failed or was ended. */
-  run(job: PrescanJob): Promise<PrescanVerdict[] | undefined>;
-  /** One batch of paths, read in the Worker: a verdict per path, or undefined where it failed or was ended. */
-  read(job: PrescanJob): Promise<ReadVerdict[] | undefined>;
+  /** One batch of bytes. */
+  run(job: PrescanJob): Promise<PrescanAnswer<PrescanVerdict>>;
+  /** One batch of paths, read in the Worker. */
+  read(job: PrescanJob): Promise<PrescanAnswer<ReadVerdict>>;
   /** How many batches are worth having in flight at once (the cores). */
   readonly parallel: number;
 }
 
-/** The longest one file's scan may take in a prescan. */
+/** The least one file's scan may take in a prescan, and the pace below which a larger one is slow (bytes a millisecond). */
 export const ITEM_MS = 50;
-/** The longest one batch's search may take: a pattern this slow is left to the search (and its deadline). */
-export const BATCH_MS = 200;
+const SLOWEST_BYTES_PER_MS = 10_000;
+/** How often a busy Worker tells of its progress. */
+export const PROGRESS_MS = 50;
 /** The longest a Worker may take to read one batch's files before its search starts. */
 export const READ_MS = 5_000;
 /** A batch holds at most this many files, or this many bytes. */
 export const BATCH_FILES = 128;
 export const BATCH_BYTES = 4 << 20;
 
-/** The job for `items` under `query`. */
-export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], read?: PrescanJob['read']): PrescanJob {
+/** The most one file of `size` bytes may take to scan ahead. */
+export function itemLimitMs(itemMs: number, size: number): number {
+  return Math.max(itemMs, size / SLOWEST_BYTES_PER_MS);
+}
+
+/** The job for `items` under `query`; `largest`: the size of its largest file. */
+export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], largest: number, read?: PrescanJob['read']): PrescanJob {
   const { pattern, caseInsensitive, fixedStrings, multiline } = query;
-  return { pattern, options: { caseInsensitive, fixedStrings, multiline }, items, itemMs: ITEM_MS, batchMs: BATCH_MS, ...(read ? { read } : {}) };
+  const stallMs = itemLimitMs(ITEM_MS, largest) + PROGRESS_MS;
+  return { pattern, options: { caseInsensitive, fixedStrings, multiline }, items, itemMs: ITEM_MS, stallMs, ...(read ? { read } : {}) };
 }
 
 /**

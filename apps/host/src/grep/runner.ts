@@ -6,16 +6,22 @@
  * that says where it was when the Worker was ended (`lost`: its matches are not known).
  */
 import type { MatchJob, MatchJobResult, MatchRunner } from '@ws/grep';
-import { type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict } from './prescan.ts';
+import type { PatternOptions } from '@ws/grep';
+import { type Prescanner, type PrescanJob, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
 const GRACE_MS = 250;
+/** How long past its `stallMs` a Worker searching ahead may go quiet (it is only ahead of the search: ending it early costs time, not answers). */
+const STALL_GRACE_MS = 150;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
 /** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
 const PARALLEL = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency ?? 2));
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: PrescanVerdict[] | ReadVerdict[]; error?: string };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string };
+
+/** A pattern with its options, as one string. */
+const jobKey = (pattern: string, o: PatternOptions) => `${o.caseInsensitive ? 'i' : ''}${o.fixedStrings ? 'F' : ''}${o.multiline ? 'U' : ''}\0${pattern}`;
 
 interface Slot {
   worker: Worker;
@@ -74,6 +80,11 @@ export function grepWorkers(): GrepWorkers {
 
   const runner: MatchRunner = async (job: MatchJob) => {
     if (closed) throw new Error('the grep Workers were closed');
+    const ahead = made.get(job.bytes);
+    if (ahead !== undefined && ahead.lineEnds === job.lineEnds && ahead.key === jobKey(job.pattern, job.options)) {
+      made.delete(job.bytes);
+      return ahead.result;
+    }
     const slot = await take();
     slot.busy = true;
     const id = nextId++;
@@ -107,18 +118,18 @@ export function grepWorkers(): GrepWorkers {
   };
 
   /**
-   * One batch in a Worker: its answer, or undefined where it failed or ran past its time
-   * (the Worker is then ended). A batch that reads its files first has `READ_MS` for that
-   * (the Worker says when it is done reading), then `batchMs` to search.
+   * One batch in a Worker: its answer, or undefined where it failed or went quiet for
+   * longer than `stallMs` (stuck inside one file's search: the Worker is then ended). A
+   * batch that reads its files first has `READ_MS` for that.
    */
-  const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<T | undefined> => {
+  const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
     if (closed) return undefined;
     const slot = await take();
     slot.busy = true;
     const id = nextId++;
-    return new Promise<T | undefined>((resolve) => {
+    return new Promise<{ verdicts: T[]; slow: boolean } | undefined>((resolve) => {
       let timer: ReturnType<typeof setTimeout>;
-      const finish = (answer: T | undefined, next: Slot) => {
+      const finish = (answer: { verdicts: T[]; slow: boolean } | undefined, next: Slot) => {
         clearTimeout(timer);
         slot.worker.removeEventListener('message', onMessage);
         give(next);
@@ -131,18 +142,44 @@ export function grepWorkers(): GrepWorkers {
       };
       const onMessage = (event: MessageEvent<Reply>) => {
         if (event.data.id !== id) return;
-        if (event.data.progress !== undefined) arm(job.batchMs + GRACE_MS);
-        else finish(event.data.verdicts as T | undefined, slot);
+        const { progress, verdicts, slow } = event.data;
+        if (progress !== undefined) arm(job.stallMs + STALL_GRACE_MS);
+        else finish(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true }, slot);
       };
-      arm(job.read === undefined ? job.batchMs + GRACE_MS : READ_MS);
+      arm(job.read === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS);
       slot.worker.addEventListener('message', onMessage);
       slot.worker.postMessage({ id, prescan: job }, moved);
     });
   };
+  // The scans made ahead, by the very bytes they were made of: the search's job for those
+  // bytes is answered with its scan, not sent to a Worker again.
+  const made = new WeakMap<Uint8Array, ScannedAhead & { readonly key: string }>();
+  const remember = (job: PrescanJob, bytes: Uint8Array, scan: ScannedAhead | undefined) => {
+    if (scan !== undefined) made.set(bytes, { ...scan, key: jobKey(job.pattern, job.options) });
+  };
   const prescanner: Prescanner = {
-    // The bytes of files as read move to the Worker; the store's packed bytes are copied (the caller may need them again).
-    run: (job) => batch<PrescanVerdict[]>(job, [...new Set(job.items.flatMap((item) => ('bytes' in item ? [item.bytes.buffer as ArrayBuffer] : [])))]),
-    read: (job) => batch<ReadVerdict[]>(job, []),
+    async run(job) {
+      // The bytes of files as read move to the Worker; the store's packed bytes are copied (the caller may need them again).
+      const moved = [...new Set(job.items.flatMap((item) => ('bytes' in item ? [item.bytes.buffer as ArrayBuffer] : [])))];
+      const answer = await batch<WorkerVerdict>(job, moved);
+      if (answer === undefined) return undefined;
+      const verdicts = answer.verdicts.map((v) => {
+        if (v === null || v === 'none') return v;
+        remember(job, v.bytes, v.scan);
+        return v.bytes;
+      });
+      return { verdicts, slow: answer.slow };
+    },
+    async read(job) {
+      const answer = await batch<WorkerReadVerdict>(job, []);
+      if (answer === undefined) return undefined;
+      const verdicts = answer.verdicts.map((v): ReadVerdict => {
+        if ('none' in v) return v;
+        if (v.reading.kind === 'file' && v.reading.bytes !== null) remember(job, v.reading.bytes, v.scan);
+        return { reading: v.reading };
+      });
+      return { verdicts, slow: answer.slow };
+    },
     parallel: PARALLEL,
   };
 

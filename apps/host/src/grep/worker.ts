@@ -3,47 +3,59 @@
  * `MatchJobResult` (the hit lists moved, not copied), and now and then with the line the
  * scan has reached, so a runner that ends this Worker past its deadline can say where;
  * or a batch of files to search ahead (`PrescanJob`): each answered `'none'` where
- * `holdsNoMatch` says no line matches, else with its bytes (unpacked from the store's
- * codec here, off the caller's thread), or `null` where the batch ran out of time first;
+ * `scanAhead` says no line matches, else with its bytes (unpacked from the store's
+ * codec here, off the caller's thread) and the scan made of them, or `null` where a
+ * file before it ran past its limit (the pattern is slow);
  * a batch of paths is read here first, through the mount's disk (`diskReader`).
  * The one rule: nothing here decides anything — `@ws/grep` does.
  */
-import { type MatchJob, holdsNoMatch, runMatchJob } from '@ws/grep';
+import { type MatchJob, runMatchJob, scanAhead } from '@ws/grep';
 import { unpackBlob } from '../store/blob-codec.ts';
 import type { Reading } from '@ws/reconcile';
 import { type DiskReader, diskReader } from '../disk/disk-port.ts';
-import type { PrescanJob, PrescanVerdict, ReadVerdict } from './prescan.ts';
+import { itemLimitMs, PROGRESS_MS, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 declare const self: Worker;
 
-function prescan(job: PrescanJob): { verdicts: PrescanVerdict[]; moved: ArrayBuffer[] } {
+function prescan(id: number, job: PrescanJob): { verdicts: WorkerVerdict[]; moved: ArrayBuffer[]; slow: boolean } {
   const now = () => performance.now();
-  const until = now() + job.batchMs;
-  const verdicts: PrescanVerdict[] = [];
+  let told = now();
+  let slow = false;
+  const verdicts: WorkerVerdict[] = [];
   const moved: ArrayBuffer[] = [];
-  const give = (bytes: Uint8Array) => {
-    verdicts.push(bytes);
-    if (!moved.includes(bytes.buffer as ArrayBuffer)) moved.push(bytes.buffer as ArrayBuffer);
+  const give = (bytes: Uint8Array, scan?: ScannedAhead) => {
+    verdicts.push(scan === undefined ? { bytes } : { bytes, scan });
+    for (const b of [bytes.buffer, ...(scan ? [scan.result.hits.buffer, scan.result.gaveUp.buffer, ...(scan.result.ends ? [scan.result.ends.buffer] : [])] : [])]) {
+      if (!moved.includes(b as ArrayBuffer)) moved.push(b as ArrayBuffer);
+    }
   };
   for (const item of job.items) {
-    if (now() >= until) {
-      // Out of time: the caller searches the rest itself (bytes it moved here go back).
+    if (slow) {
+      // A file ran past its limit: the pattern is slow, the caller searches the rest itself (bytes it moved here go back).
       if ('bytes' in item) give(item.bytes);
       else verdicts.push(null);
       continue;
     }
+    const started = now();
+    if (started - told >= PROGRESS_MS) {
+      self.postMessage({ id, progress: 0 });
+      told = started;
+    }
     const bytes = 'bytes' in item ? item.bytes : unpackBlob(item.codec, item.packed);
-    if (holdsNoMatch(job.pattern, job.options, bytes, Math.max(1, Math.min(job.itemMs, until - now())), now)) verdicts.push('none');
-    else give(bytes);
+    const limit = itemLimitMs(job.itemMs, bytes.length);
+    const ahead = scanAhead(job.pattern, job.options, bytes, limit, now);
+    if (ahead.kind === 'none') verdicts.push('none');
+    else give(bytes, ahead.kind === 'scanned' ? { result: ahead.result, lineEnds: ahead.lineEnds } : undefined);
+    if (ahead.kind === 'unsure' && now() - started >= limit) slow = true;
   }
-  return { verdicts, moved };
+  return { verdicts, moved, slow };
 }
 
 /** The mounts' readers this Worker has made, by spec. */
 const readers = new Map<string, DiskReader>();
 
 /** A batch of paths: read as the mount's disk reads them, then each file searched ahead. */
-async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<PrescanJob['read']> }): Promise<{ verdicts: ReadVerdict[]; moved: ArrayBuffer[] }> {
+async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<PrescanJob['read']> }): Promise<{ verdicts: WorkerReadVerdict[]; moved: ArrayBuffer[]; slow: boolean }> {
   const key = JSON.stringify(job.read.spec);
   let reader = readers.get(key);
   if (reader === undefined) {
@@ -57,15 +69,15 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
   readings.forEach((r, i) => {
     if (r.kind === 'file' && r.bytes !== null && r.bytes.length > 0) k.push(i);
   });
-  const { verdicts: found } = prescan({ ...job, items: k.map((i) => ({ bytes: (readings[i] as { bytes: Uint8Array }).bytes })) });
-  const verdicts: ReadVerdict[] = readings.map((reading) => ({ reading }));
-  const moved: ArrayBuffer[] = [];
+  const { verdicts: found, moved, slow } = prescan(id, { ...job, items: k.map((i) => ({ bytes: (readings[i] as { bytes: Uint8Array }).bytes })) });
+  const verdicts: WorkerReadVerdict[] = readings.map((reading) => ({ reading }));
   k.forEach((i, n) => {
+    const v = found[n];
     const reading = readings[i] as Reading & { kind: 'file'; bytes: Uint8Array };
-    if (found[n] === 'none') verdicts[i] = { none: reading.meta.size };
-    else moved.push(reading.bytes.buffer as ArrayBuffer);
+    if (v === 'none') verdicts[i] = { none: reading.meta.size };
+    else if (v !== null && v.scan !== undefined) verdicts[i] = { reading, scan: v.scan };
   });
-  return { verdicts, moved };
+  return { verdicts, moved, slow };
 }
 
 self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob }>) => {
@@ -73,8 +85,8 @@ self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; presca
   try {
     const batch = event.data.prescan;
     if (batch !== undefined) {
-      const { verdicts, moved } = batch.read === undefined ? prescan(batch) : await readAndPrescan(id, { ...batch, read: batch.read });
-      self.postMessage({ id, verdicts }, [...new Set(moved)]);
+      const { verdicts, moved, slow } = batch.read === undefined ? prescan(id, batch) : await readAndPrescan(id, { ...batch, read: batch.read });
+      self.postMessage({ id, verdicts, slow }, [...new Set(moved)]);
       return;
     }
     if (job === undefined) throw new Error('a grep Worker was sent neither a scan nor a batch');

@@ -91,15 +91,17 @@ function offered(config: MountConfig, words: Words, rel: string, got: Reading): 
  * mount's disk, as its `readMany` reads them): what the search is offered for each. A
  * batch the Worker could not finish is read here, and the rest of the search too.
  */
-async function readAhead(disk: HostDisk, config: MountConfig, words: Words, files: readonly string[], query: SearchQuery, prescanner: Prescanner, on: { on: boolean }): Promise<(SearchFile | undefined)[]> {
-  const verdicts = on.on ? await prescanner.read(prescanJob(query, [], { spec: disk.readerSpec, paths: files, maxBytes: config.maxFileSize })) : undefined;
-  if (verdicts === undefined) {
-    on.on = false;
-    const readings = await disk.readMany(files, config.maxFileSize);
-    return files.map((rel, k) => offered(config, words, rel, readings[k]));
+async function readAhead(disk: HostDisk, config: MountConfig, words: Words, files: readonly { path: string; size: number }[], query: SearchQuery, prescanner: Prescanner, on: { on: boolean }): Promise<(SearchFile | undefined)[]> {
+  const paths = files.map((f) => f.path);
+  const largest = files.reduce((n, f) => Math.max(n, Math.min(f.size, config.maxFileSize)), 0);
+  const answer = on.on ? await prescanner.read(prescanJob(query, [], largest, { spec: disk.readerSpec, paths, maxBytes: config.maxFileSize })) : undefined;
+  if (answer === undefined || answer.slow) on.on = false;
+  if (answer === undefined) {
+    const readings = await disk.readMany(paths, config.maxFileSize);
+    return paths.map((rel, k) => offered(config, words, rel, readings[k]));
   }
-  return files.map((rel, k) => {
-    const v = verdicts[k];
+  return paths.map((rel, k) => {
+    const v = answer.verdicts[k];
     return 'none' in v ? { path: rel, noMatch: true as const, size: v.none } : offered(config, words, rel, v.reading);
   });
 }
@@ -122,7 +124,7 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
   }
   // Files are read a batch at a time and searched ahead in grep's Workers, several batches at once.
   const on = { on: true };
-  const chunks = batches(files, (f) => Math.max(1, Math.min(f.size, config.maxFileSize))).map((c) => c.map((f) => f.path));
+  const chunks = batches(files, (f) => Math.max(1, Math.min(f.size, config.maxFileSize)));
   for await (const batch of ahead(chunks, (c) => readAhead(disk, config, words, c, query, prescanner, on), prescanner.parallel + 1)) {
     for (const file of batch) if (file !== undefined) yield file;
   }

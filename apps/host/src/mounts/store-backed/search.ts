@@ -130,12 +130,16 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
     if (ahead === undefined || !ahead.on || prescanner === undefined || store.getPackedBlobs === undefined) return { items, blobs: store.getBlobs(wanted), none };
     const packed = store.getPackedBlobs(wanted);
     const hashes = [...packed.keys()];
-    const verdicts = await prescanner.run(prescanJob(ahead.query, hashes.map((h) => ({ codec: (packed.get(h) as { codec: string }).codec, packed: (packed.get(h) as { bytes: Uint8Array }).bytes }))));
-    // A batch the Workers could not finish in time: this search takes the rest itself.
-    if (verdicts === undefined || verdicts.includes(null)) ahead.on = false;
+    const largest = items.reduce((n, item) => Math.max(n, item.source === 'workspace' ? Math.max(item.size, item.conflict?.size ?? 0) : 0), 0);
+    const answer = await prescanner.run(prescanJob(ahead.query, hashes.map((h) => {
+      const p = packed.get(h) as { codec: string; bytes: Uint8Array };
+      return { codec: p.codec, packed: p.bytes };
+    }), largest));
+    // A pattern too slow to search ahead (or a Worker ended): this search takes the rest itself.
+    if (answer === undefined || answer.slow) ahead.on = false;
     const blobs = new Map<string, Uint8Array>();
     hashes.forEach((h, k) => {
-      const v = verdicts?.[k] ?? null;
+      const v = answer?.verdicts[k] ?? null;
       if (v === 'none') none.add(h);
       else if (v !== null) blobs.set(h, v);
       else {
