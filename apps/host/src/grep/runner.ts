@@ -46,6 +46,23 @@ const EMPTY = new Uint32Array(0);
 declare const WS_GREP_WORKER: string | undefined;
 const WORKER = typeof WS_GREP_WORKER === 'string' ? WS_GREP_WORKER : './worker.ts';
 
+/** A job whose packed items are views of one buffer (moved with the job), so they cross at once. */
+function packedTogether(job: PrescanJob): PrescanJob {
+  let total = 0;
+  for (const item of job.items) if ('packed' in item) total += item.packed.length;
+  if (total === 0) return job;
+  const all = new Uint8Array(total);
+  let at = 0;
+  const items = job.items.map((item) => {
+    if (!('packed' in item)) return item;
+    all.set(item.packed, at);
+    const view = all.subarray(at, at + item.packed.length);
+    at += item.packed.length;
+    return { codec: item.codec, packed: view };
+  });
+  return { ...job, items };
+}
+
 /** Starts a pool (Workers are made when first needed). */
 export function grepWorkers(): GrepWorkers {
   const slots: Slot[] = [];
@@ -159,9 +176,11 @@ export function grepWorkers(): GrepWorkers {
   };
   const prescanner: Prescanner = {
     async run(job) {
-      // The bytes of files as read move to the Worker; the store's packed bytes are copied (the caller may need them again).
-      const moved = [...new Set(job.items.flatMap((item) => ('bytes' in item ? [item.bytes.buffer as ArrayBuffer] : [])))];
-      const answer = await batch<WorkerVerdict>(job, moved);
+      // The bytes of files as read move to the Worker; the store's packed bytes (which the
+      // caller may need again) cross as one copy of them all, not one clone a file.
+      const together = packedTogether(job);
+      const moved = [...new Set(together.items.map((item) => ('bytes' in item ? item.bytes.buffer : item.packed.buffer) as ArrayBuffer))];
+      const answer = await batch<WorkerVerdict>(together, moved);
       if (answer === undefined) return undefined;
       const verdicts = answer.verdicts.map((v) => {
         if (v === null || v === 'none') return v;

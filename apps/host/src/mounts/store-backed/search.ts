@@ -170,7 +170,17 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
       if (process.env.WS_DEBUG === '1') console.error(err);
     }
   }
-  const ruledOut = (hash: string) => lookup !== undefined && !lookup.may.has(hash) && !lookup.unindexed.has(hash);
+  // Each hash asked about once (a plan holds tens of thousands).
+  const verdicts = new Map<string, boolean>();
+  const ruledOut = (hash: string) => {
+    if (lookup === undefined) return false;
+    let out = verdicts.get(hash);
+    if (out === undefined) {
+      out = !lookup.may.has(hash) && !lookup.unindexed.has(hash);
+      verdicts.set(hash, out);
+    }
+    return out;
+  };
   const sizeOf = (item: SearchItem) => (item.source === 'workspace' && !ruledOut(item.hash) ? item.size + (item.conflict?.size ?? 0) : 0);
   const ahead = query === undefined ? undefined : { query, on: true };
   const depth = ctx.prescanner === undefined || query === undefined ? 1 : ctx.prescanner.parallel + 1;
