@@ -4,8 +4,8 @@
  * pattern gets the same whole answer from a direct mount whose files grep's Workers
  * search ahead (read there, through the mount's disk), from one whose Workers fail in
  * every way a prescan may — a Worker ended, a batch reported slow, verdicts dropped —
- * and from one with no Workers at all; and a store-backed host answers as a store-backed
- * host without Workers does. WS_SEED changes the tree.
+ * and from one with no Workers at all; and a store-backed host answers as the same store
+ * searched without Workers, and with failing ones. WS_SEED changes the tree.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { symlinkSync } from 'node:fs';
@@ -71,7 +71,13 @@ function failing(real: Prescanner, every: number): Prescanner {
   };
   return {
     parallel: real.parallel,
-    run: async (job) => fail(await real.run(job)),
+    async run(job) {
+      const answer = fail(await real.run(job));
+      // Slow at its middle file: the files after it were not looked at.
+      if (answer === undefined || !answer.slow) return answer;
+      const half = answer.verdicts.length >> 1;
+      return { slow: true, verdicts: answer.verdicts.map((v, k) => (k > half ? null : v)) };
+    },
     read: async (job) => fail(await real.read(job)),
   };
 }
@@ -139,6 +145,10 @@ describe('searching ahead changes no answer', () => {
       const plain = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined });
       const expected = await answer(storeHost.workspace, input);
       expect(await answer(bare(plain), input)).toEqual(expected);
+      for (const every of [2, 3]) {
+        const shaky = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: failing(workers.prescanner, every) });
+        expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input)).toEqual(expected);
+      }
     });
   }
 });

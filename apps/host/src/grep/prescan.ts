@@ -48,9 +48,8 @@ export type ReadVerdict = { readonly none: number } | { readonly reading: Readin
 
 /**
  * A batch's answer: a verdict per file, and `slow` where one file's scan ran past its
- * limit (the files after it were not looked at): the pattern is slow, and the search
- * takes the rest of its files itself, under its deadline. Undefined where the Worker
- * failed or was ended.
+ * limit (the files after it were not looked at: the search takes them itself, under its
+ * deadline). Undefined where the Worker failed or was ended.
  */
 export type PrescanAnswer<V> = { readonly verdicts: readonly V[]; readonly slow: boolean } | undefined;
 

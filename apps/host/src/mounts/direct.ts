@@ -95,7 +95,8 @@ async function readAhead(disk: HostDisk, config: MountConfig, words: Words, file
   const paths = files.map((f) => f.path);
   const largest = files.reduce((n, f) => Math.max(n, Math.min(f.size, config.maxFileSize)), 0);
   const answer = on.on ? await prescanner.read(prescanJob(query, [], largest, { spec: disk.readerSpec, paths, maxBytes: config.maxFileSize })) : undefined;
-  if (answer === undefined || answer.slow) on.on = false;
+  // A Worker ended inside a file (or failed): the search reads the rest itself.
+  if (answer === undefined) on.on = false;
   if (answer === undefined) {
     const readings = await disk.readMany(paths, config.maxFileSize);
     return paths.map((rel, k) => offered(config, words, rel, readings[k]));

@@ -135,8 +135,10 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
       const p = packed.get(h) as { codec: string; bytes: Uint8Array };
       return { codec: p.codec, packed: p.bytes };
     }), largest));
-    // A pattern too slow to search ahead (or a Worker ended): this search takes the rest itself.
-    if (answer === undefined || answer.slow) ahead.on = false;
+    // A Worker ended inside a file (or failed): this search takes the rest itself. A batch
+    // that stopped at a slow file leaves only its own rest to the search, whose deadline
+    // then bounds it; a loaded machine makes a file slow now and then.
+    if (answer === undefined) ahead.on = false;
     const blobs = new Map<string, Uint8Array>();
     hashes.forEach((h, k) => {
       const v = answer?.verdicts[k] ?? null;
