@@ -1,12 +1,13 @@
 /**
  * Where the host's greps run: scans in Workers, off the event loop, so one pattern that
  * backtracks for ever holds no other call, and a Worker past its deadline is ended (and
- * replaced) rather than waited for. The one rule: a scan's answer comes back by its
- * deadline plus a short grace — its own when the scan stopped itself in time, or one
- * that says where it was when the Worker was ended (`lost`: its matches are not known).
+ * replaced) rather than waited for; and the batches mounts search ahead (`prescan.ts`) on
+ * the same Workers, whose scans then answer the search's jobs for those very bytes. The
+ * one rule: a scan's answer comes back by its deadline plus a short grace — its own when
+ * the scan stopped itself in time, or one that says where it was when the Worker was
+ * ended (`lost`: its matches are not known).
  */
-import type { MatchJob, MatchJobResult, MatchRunner } from '@ws/grep';
-import type { PatternOptions } from '@ws/grep';
+import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
 import { type Prescanner, type PrescanJob, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
