@@ -85,15 +85,19 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     throw err;
   }
   const lock = settlingLock(storeLock, store);
+  // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call;
+  // the mounts hand them files to search ahead, on every core.
+  const workers = grepWorkers();
+  const { prescanner } = workers;
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
   for (const m of config.mounts) {
     const storeRel = insideRel(m.root, config.storePath);
     if (m.backend === 'direct' || store === undefined) {
-      mounts.push(directMount(m, storeRel));
+      mounts.push(directMount(m, storeRel, undefined, prescanner));
     } else {
       const wrap = options.wrapDisk;
-      const sm = storeMount(m, { store, lock, hash: sha256, storeRel, ...(wrap ? { wrapDisk: (d: DiskPort) => wrap(m.name, d) } : {}) });
+      const sm = storeMount(m, { store, lock, hash: sha256, storeRel, prescanner, ...(wrap ? { wrapDisk: (d: DiskPort) => wrap(m.name, d) } : {}) });
       mounts.push(sm);
       storeMounts.push(sm);
     }
@@ -101,6 +105,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   try {
     for (const sm of storeMounts) await sm.recover();
   } catch (err) {
+    workers.close();
     try {
       store?.close();
     } finally {
@@ -116,8 +121,6 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   // A long-running host builds grep's index while idle; a one-shot command never waits for it.
   const indexer = options.watch && store !== undefined ? startIndexer(store, lock) : undefined;
 
-  // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call.
-  const workers = grepWorkers();
   const workspace: Workspace = {
     mounts,
     hasDirectMount: mounts.some((m) => m.backend === 'direct'),

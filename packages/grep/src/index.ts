@@ -2,6 +2,8 @@ export {
   searchFiles,
   runMatchJob,
   indexTerms,
+  scanAhead,
+  type AheadScan,
   type GrepFile,
   type SearchOptions,
   type SearchSink,

@@ -46,9 +46,10 @@ export type GrepFile =
   | {
       readonly path: string;
       /**
-       * The caller knows the file holds none of `indexTerms(pattern, options)` (an index
-       * said so), so no line of it matches: it counts as searched, unread. Only where
-       * `indexTerms` gave terms, and only for a file whose bytes would not look binary.
+       * The caller knows no line of it matches: an index said it holds none of
+       * `indexTerms(pattern, options)` (only where those gave terms), or `scanAhead`
+       * said so of its bytes. It counts as searched, unread. Only for a file whose bytes
+       * would not look binary.
        */
       readonly noMatch: true;
       /** Its size in bytes (checked against `maxFileSize`). */
@@ -247,6 +248,34 @@ export function runMatchJob(job: MatchJob, now: () => number = () => performance
   const bom = job.continued !== true && hasBom(job.bytes);
   const deadline = now() + job.timeLimitMs;
   return { ...scanText(text, bom, matcher, job.lineEnds, { deadline, now, ...(progress ? { progress } : {}) }), bom, text };
+}
+
+/**
+ * What searching one file ahead found (`scanAhead`): no line matches (offer it as
+ * `noMatch`); its scan, exactly what a runner answers for the job `searchFiles` makes of
+ * these bytes (`lineEnds`: the job's); or nothing certain (let the search read it).
+ */
+export type AheadScan =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'scanned'; readonly result: MatchJobResult; readonly lineEnds: boolean }
+  | { readonly kind: 'unsure' };
+
+/**
+ * Searches one file ahead of `searchFiles`, for a caller that searches many at once (in
+ * Workers): `'none'` only where no line matches, decided as `searchFiles` decides it;
+ * `'unsure'` for bytes that look binary (the search reports those) and where the time
+ * limit stopped the scan. A pattern that names a CR or a BOM is never `'none'` (its facts
+ * need every file). Throws `GrepError` for a bad pattern.
+ */
+export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8Array, timeLimitMs: number, now: () => number = () => performance.now()): AheadScan {
+  const matcher = compileMatcher(pattern, options);
+  if (looksBinary(bytes)) return { kind: 'unsure' };
+  const noted = matcher.namesCr || matcher.namesBom;
+  if (!noted && matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) return { kind: 'none' };
+  const { text: _, ...result } = runMatchJob({ pattern, options, bytes, lineEnds: noted, timeLimitMs }, now);
+  if (result.stoppedAt !== undefined) return { kind: 'unsure' };
+  if (!noted && result.hits.length === 0 && result.gaveUp.length === 0) return { kind: 'none' };
+  return { kind: 'scanned', result, lineEnds: noted };
 }
 
 /** The searched file's results, its text decoded (and its lines indexed) only when asked. */

@@ -1,18 +1,28 @@
 /**
  * Where the host's greps run: scans in Workers, off the event loop, so one pattern that
  * backtracks for ever holds no other call, and a Worker past its deadline is ended (and
- * replaced) rather than waited for. The one rule: a scan's answer comes back by its
- * deadline plus a short grace — its own when the scan stopped itself in time, or one
- * that says where it was when the Worker was ended (`lost`: its matches are not known).
+ * replaced) rather than waited for; and the batches mounts search ahead (`prescan.ts`) on
+ * the same Workers, whose scans then answer the search's jobs for those very bytes. The
+ * one rule: a scan's answer comes back by its deadline plus a short grace — its own when
+ * the scan stopped itself in time, or one that says where it was when the Worker was
+ * ended (`lost`: its matches are not known).
  */
-import type { MatchJob, MatchJobResult, MatchRunner } from '@ws/grep';
+import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
+import { type Prescanner, type PrescanJob, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
 const GRACE_MS = 250;
+/** How long past its `stallMs` a Worker searching ahead may go quiet (it is only ahead of the search: ending it early costs time, not answers). */
+const STALL_GRACE_MS = 150;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
+/** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
+const PARALLEL = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency ?? 2));
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; error?: string };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string };
+
+/** A pattern with its options, as one string. */
+const jobKey = (pattern: string, o: PatternOptions) => `${o.caseInsensitive ? 'i' : ''}${o.fixedStrings ? 'F' : ''}${o.multiline ? 'U' : ''}\0${pattern}`;
 
 interface Slot {
   worker: Worker;
@@ -22,6 +32,8 @@ interface Slot {
 /** A pool of grep Workers, and the runner that uses it. */
 export interface GrepWorkers {
   readonly runner: MatchRunner;
+  /** Batches searched ahead for a mount (`prescan.ts`), on the same Workers. */
+  readonly prescanner: Prescanner;
   /** Ends every Worker (the host is closing). */
   close(): void;
 }
@@ -34,6 +46,23 @@ const EMPTY = new Uint32Array(0);
 // it here.
 declare const WS_GREP_WORKER: string | undefined;
 const WORKER = typeof WS_GREP_WORKER === 'string' ? WS_GREP_WORKER : './worker.ts';
+
+/** A job whose packed items are views of one buffer (moved with the job), so they cross at once. */
+function packedTogether(job: PrescanJob): PrescanJob {
+  let total = 0;
+  for (const item of job.items) if ('packed' in item) total += item.packed.length;
+  if (total === 0) return job;
+  const all = new Uint8Array(total);
+  let at = 0;
+  const items = job.items.map((item) => {
+    if (!('packed' in item)) return item;
+    all.set(item.packed, at);
+    const view = all.subarray(at, at + item.packed.length);
+    at += item.packed.length;
+    return { codec: item.codec, packed: view };
+  });
+  return { ...job, items };
+}
 
 /** Starts a pool (Workers are made when first needed). */
 export function grepWorkers(): GrepWorkers {
@@ -69,6 +98,11 @@ export function grepWorkers(): GrepWorkers {
 
   const runner: MatchRunner = async (job: MatchJob) => {
     if (closed) throw new Error('the grep Workers were closed');
+    const ahead = made.get(job.bytes);
+    if (ahead !== undefined && ahead.lineEnds === job.lineEnds && ahead.key === jobKey(job.pattern, job.options)) {
+      made.delete(job.bytes);
+      return ahead.result;
+    }
     const slot = await take();
     slot.busy = true;
     const id = nextId++;
@@ -101,8 +135,77 @@ export function grepWorkers(): GrepWorkers {
     });
   };
 
+  /**
+   * One batch in a Worker: its answer, or undefined where it failed or went quiet for
+   * longer than `stallMs` (stuck inside one file's search: the Worker is then ended). A
+   * batch that reads its files first has `READ_MS` for that.
+   */
+  const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
+    if (closed) return undefined;
+    const slot = await take();
+    slot.busy = true;
+    const id = nextId++;
+    return new Promise<{ verdicts: T[]; slow: boolean } | undefined>((resolve) => {
+      let timer: ReturnType<typeof setTimeout>;
+      const finish = (answer: { verdicts: T[]; slow: boolean } | undefined, next: Slot) => {
+        clearTimeout(timer);
+        slot.worker.removeEventListener('message', onMessage);
+        give(next);
+        resolve(answer);
+      };
+      // Stuck inside one file's search: end the Worker; the search takes the batch itself.
+      const arm = (ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish(undefined, replace(slot)), ms);
+      };
+      const onMessage = (event: MessageEvent<Reply>) => {
+        if (event.data.id !== id) return;
+        const { progress, verdicts, slow } = event.data;
+        if (progress !== undefined) arm(job.stallMs + STALL_GRACE_MS);
+        else finish(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true }, slot);
+      };
+      arm(job.read === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS);
+      slot.worker.addEventListener('message', onMessage);
+      slot.worker.postMessage({ id, prescan: job }, moved);
+    });
+  };
+  // The scans made ahead, by the very bytes they were made of: the search's job for those
+  // bytes is answered with its scan, not sent to a Worker again.
+  const made = new WeakMap<Uint8Array, ScannedAhead & { readonly key: string }>();
+  const remember = (job: PrescanJob, bytes: Uint8Array, scan: ScannedAhead | undefined) => {
+    if (scan !== undefined) made.set(bytes, { ...scan, key: jobKey(job.pattern, job.options) });
+  };
+  const prescanner: Prescanner = {
+    async run(job) {
+      // The bytes of files as read move to the Worker; the store's packed bytes (which the
+      // caller may need again) cross as one copy of them all, not one clone a file.
+      const together = packedTogether(job);
+      const moved = [...new Set(together.items.map((item) => ('bytes' in item ? item.bytes.buffer : item.packed.buffer) as ArrayBuffer))];
+      const answer = await batch<WorkerVerdict>(together, moved);
+      if (answer === undefined) return undefined;
+      const verdicts = answer.verdicts.map((v) => {
+        if (v === null || v === 'none') return v;
+        remember(job, v.bytes, v.scan);
+        return v.bytes;
+      });
+      return { verdicts, slow: answer.slow };
+    },
+    async read(job) {
+      const answer = await batch<WorkerReadVerdict>(job, []);
+      if (answer === undefined) return undefined;
+      const verdicts = answer.verdicts.map((v): ReadVerdict => {
+        if ('none' in v) return v;
+        if (v.reading.kind === 'file' && v.reading.bytes !== null) remember(job, v.reading.bytes, v.scan);
+        return { reading: v.reading };
+      });
+      return { verdicts, slow: answer.slow };
+    },
+    parallel: PARALLEL,
+  };
+
   return {
     runner,
+    prescanner,
     close() {
       closed = true;
       for (const s of slots) s.worker.terminate();

@@ -1,16 +1,95 @@
 /**
- * The Worker a grep's scans run in: each message is one `MatchJob`, answered with its
+ * The Worker a grep's scans run in. A message is one `MatchJob`, answered with its
  * `MatchJobResult` (the hit lists moved, not copied), and now and then with the line the
- * scan has reached, so a runner that ends this Worker past its deadline can say where.
- * The one rule: nothing here decides anything — `@ws/grep`'s `runMatchJob` does.
+ * scan has reached, so a runner that ends this Worker past its deadline can say where;
+ * or a batch of files to search ahead (`PrescanJob`): each answered `'none'` where
+ * `scanAhead` says no line matches, else with its bytes (unpacked from the store's
+ * codec here, off the caller's thread) and the scan made of them, or `null` where a
+ * file before it ran past its limit (the pattern is slow);
+ * a batch of paths is read here first, through the mount's disk (`diskReader`).
+ * The one rule: nothing here decides anything — `@ws/grep` does.
  */
-import { type MatchJob, runMatchJob } from '@ws/grep';
+import { type MatchJob, runMatchJob, scanAhead } from '@ws/grep';
+import { unpackBlob } from '../store/blob-codec.ts';
+import type { Reading } from '@ws/reconcile';
+import { type DiskReader, diskReader } from '../disk/disk-port.ts';
+import { itemLimitMs, PROGRESS_MS, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 declare const self: Worker;
 
-self.onmessage = (event: MessageEvent<{ id: number; job: MatchJob }>) => {
+function prescan(id: number, job: PrescanJob): { verdicts: WorkerVerdict[]; moved: ArrayBuffer[]; slow: boolean } {
+  const now = () => performance.now();
+  let told = now();
+  let slow = false;
+  const verdicts: WorkerVerdict[] = [];
+  const moved: ArrayBuffer[] = [];
+  const give = (bytes: Uint8Array, scan?: ScannedAhead) => {
+    verdicts.push(scan === undefined ? { bytes } : { bytes, scan });
+    for (const b of [bytes.buffer, ...(scan ? [scan.result.hits.buffer, scan.result.gaveUp.buffer, ...(scan.result.ends ? [scan.result.ends.buffer] : [])] : [])]) {
+      if (!moved.includes(b as ArrayBuffer)) moved.push(b as ArrayBuffer);
+    }
+  };
+  for (const item of job.items) {
+    if (slow) {
+      // A file ran past its limit: the pattern is slow, the caller searches the rest itself (bytes it moved here go back).
+      if ('bytes' in item) give(item.bytes);
+      else verdicts.push(null);
+      continue;
+    }
+    const started = now();
+    if (started - told >= PROGRESS_MS) {
+      self.postMessage({ id, progress: 0 });
+      told = started;
+    }
+    const bytes = 'bytes' in item ? item.bytes : unpackBlob(item.codec, item.packed);
+    const limit = itemLimitMs(job.itemMs, bytes.length);
+    const ahead = scanAhead(job.pattern, job.options, bytes, limit, now);
+    if (ahead.kind === 'none') verdicts.push('none');
+    else give(bytes, ahead.kind === 'scanned' ? { result: ahead.result, lineEnds: ahead.lineEnds } : undefined);
+    if (ahead.kind === 'unsure' && now() - started >= limit) slow = true;
+  }
+  return { verdicts, moved, slow };
+}
+
+/** The mounts' readers this Worker has made, by spec. */
+const readers = new Map<string, DiskReader>();
+
+/** A batch of paths: read as the mount's disk reads them, then each file searched ahead. */
+async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<PrescanJob['read']> }): Promise<{ verdicts: WorkerReadVerdict[]; moved: ArrayBuffer[]; slow: boolean }> {
+  const key = JSON.stringify(job.read.spec);
+  let reader = readers.get(key);
+  if (reader === undefined) {
+    reader = diskReader(job.read.spec);
+    readers.set(key, reader);
+  }
+  const readings = await reader.readMany(job.read.paths, job.read.maxBytes);
+  // Read: the search's time starts now.
+  self.postMessage({ id, progress: 0 });
+  const k: number[] = [];
+  readings.forEach((r, i) => {
+    if (r.kind === 'file' && r.bytes !== null && r.bytes.length > 0) k.push(i);
+  });
+  const { verdicts: found, moved, slow } = prescan(id, { ...job, items: k.map((i) => ({ bytes: (readings[i] as { bytes: Uint8Array }).bytes })) });
+  const verdicts: WorkerReadVerdict[] = readings.map((reading) => ({ reading }));
+  k.forEach((i, n) => {
+    const v = found[n];
+    const reading = readings[i] as Reading & { kind: 'file'; bytes: Uint8Array };
+    if (v === 'none') verdicts[i] = { none: reading.meta.size };
+    else if (v !== null && v.scan !== undefined) verdicts[i] = { reading, scan: v.scan };
+  });
+  return { verdicts, moved, slow };
+}
+
+self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob }>) => {
   const { id, job } = event.data;
   try {
+    const batch = event.data.prescan;
+    if (batch !== undefined) {
+      const { verdicts, moved, slow } = batch.read === undefined ? prescan(id, batch) : await readAndPrescan(id, { ...batch, read: batch.read });
+      self.postMessage({ id, verdicts, slow }, [...new Set(moved)]);
+      return;
+    }
+    if (job === undefined) throw new Error('a grep Worker was sent neither a scan nor a batch');
     // The text stays here: the caller decodes its own copy only where it shows lines.
     const { text: _, ...result } = runMatchJob(job, () => performance.now(), (line) => self.postMessage({ id, progress: line }));
     const moved = [result.hits.buffer, result.gaveUp.buffer, ...(result.ends ? [result.ends.buffer] : [])];

@@ -7,10 +7,11 @@
  * byte for byte), so a save made meanwhile is never overwritten; it puts back what it
  * wrote if a later write fails, so a batch lands whole or not at all.
  */
-import { type FileMeta, looksBinary, type UnlinkResult, type WriteResult } from '@ws/reconcile';
-import { type Change, type Entry, type ListOutcome, type Mount, type ReadOutcome, type Refusal, type Report, type SearchFile, largeFileChange } from '@ws/tools';
+import { type FileMeta, looksBinary, type Reading, type UnlinkResult, type WriteResult } from '@ws/reconcile';
+import { type Change, type Entry, type ListOutcome, type Mount, type ReadOutcome, type Refusal, type Report, type SearchFile, type SearchQuery, largeFileChange } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk } from '../disk/disk-port.ts';
+import { ahead, batches, type Prescanner, prescanJob } from '../grep/prescan.ts';
 import { walkRules } from '../disk/rules.ts';
 import { largeFile, largeSearchFile } from './large-file.ts';
 import { mountWords } from './words.ts';
@@ -77,7 +78,42 @@ async function list(disk: HostDisk, words: Words, path: string, recursive: boole
   return { ok: true, entries, passedOver, ...(incomplete ? { incomplete } : {}) };
 }
 
-async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, path: string): AsyncIterable<SearchFile> {
+/** What the search is offered for one file as read. */
+function offered(rel: string, got: Reading): SearchFile | { readonly overLimit: string } | undefined {
+  if (got.kind === 'absent') return undefined;
+  if (got.kind === 'unobservable') return { path: rel, skipped: got.reason };
+  if (got.bytes === null) return { overLimit: rel };
+  return { path: rel, bytes: got.bytes };
+}
+
+/** What the search gets for an offer: a file over the limit is searched straight from disk, a stretch at a time. */
+async function searched(disk: HostDisk, words: Words, offer: SearchFile | { readonly overLimit: string } | undefined): Promise<SearchFile | undefined> {
+  if (offer === undefined || !('overLimit' in offer)) return offer;
+  return largeSearchFile(disk, words, offer.overLimit);
+}
+
+/**
+ * One batch of files, read and searched ahead in one of grep's Workers (through this
+ * mount's disk, as its `readMany` reads them): what the search is offered for each. A
+ * batch the Worker could not finish is read here, and the rest of the search too.
+ */
+async function readAhead(disk: HostDisk, config: MountConfig, files: readonly { path: string; size: number }[], query: SearchQuery, prescanner: Prescanner, on: { on: boolean }): Promise<(SearchFile | { readonly overLimit: string } | undefined)[]> {
+  const paths = files.map((f) => f.path);
+  const largest = files.reduce((n, f) => Math.max(n, Math.min(f.size, config.maxFileSize)), 0);
+  const answer = on.on ? await prescanner.read(prescanJob(query, [], largest, { spec: disk.readerSpec, paths, maxBytes: config.maxFileSize })) : undefined;
+  // A Worker ended inside a file (or failed): the search reads the rest itself.
+  if (answer === undefined) on.on = false;
+  if (answer === undefined) {
+    const readings = await disk.readMany(paths, config.maxFileSize);
+    return paths.map((rel, k) => offered(rel, readings[k]));
+  }
+  return paths.map((rel, k) => {
+    const v = answer.verdicts[k];
+    return 'none' in v ? { path: rel, noMatch: true as const, size: v.none } : offered(rel, v.reading);
+  });
+}
+
+async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, path: string, query: SearchQuery | undefined, prescanner: Prescanner | undefined): AsyncIterable<SearchFile> {
   if (!disk.contain(path, 'read').ok) return;
   const kind = disk.kindOf(path);
   if (kind.kind === 'absent') return;
@@ -91,16 +127,21 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
     yield { path, skipped: words.namedPassedOver(passedOver) };
     return;
   }
-  const files = kind.kind === 'directory' ? (await disk.walk(path)).files.map((f) => f.path) : [path];
-  for (const rel of files) {
-    const got = await disk.read(rel, config.maxFileSize);
-    if (got.kind === 'absent') continue;
-    if (got.kind === 'unobservable') yield { path: rel, skipped: got.reason };
-    else if (got.bytes !== null) yield { path: rel, bytes: got.bytes };
-    else {
-      // Over the limit: searched straight from disk, a stretch at a time.
-      const large = await largeSearchFile(disk, words, rel);
-      if (large !== undefined) yield large;
+  const files = kind.kind === 'directory' ? (await disk.walk(path)).files.map((f) => ({ path: f.path, size: f.meta.size })) : [{ path, size: kind.meta.size }];
+  if (query === undefined || prescanner === undefined) {
+    for (const { path: rel } of files) {
+      const file = await searched(disk, words, offered(rel, await disk.read(rel, config.maxFileSize)));
+      if (file !== undefined) yield file;
+    }
+    return;
+  }
+  // Files are read a batch at a time and searched ahead in grep's Workers, several batches at once.
+  const on = { on: true };
+  const chunks = batches(files, (f) => Math.max(1, Math.min(f.size, config.maxFileSize)));
+  for await (const batch of ahead(chunks, (c) => readAhead(disk, config, c, query, prescanner, on), prescanner.parallel + 1)) {
+    for (const offer of batch) {
+      const file = await searched(disk, words, offer);
+      if (file !== undefined) yield file;
     }
   }
 }
@@ -188,9 +229,9 @@ async function commit(disk: HostDisk, config: MountConfig, words: Words, changes
 /**
  * A direct mount over `config.root`. `storeRel`: the store's path inside this root, if
  * it is. `over`: wraps the mount's disk port (tests put a person's save between a look
- * and an effect so).
+ * and an effect so). `prescanner`: grep's Workers, which search files ahead of a search.
  */
-export function directMount(config: MountConfig, storeRel: string | undefined, over: (disk: HostDisk) => HostDisk = (d) => d): Mount {
+export function directMount(config: MountConfig, storeRel: string | undefined, over: (disk: HostDisk) => HostDisk = (d) => d, prescanner?: Prescanner): Mount {
   const words = mountWords(config.name);
   const disk = over(diskPort({
     root: config.root,
@@ -208,7 +249,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined, o
     maxFileSize: config.maxFileSize,
     read: (path) => read(disk, config, words, path),
     list: (path, options) => list(disk, words, path, options.recursive),
-    searchFiles: (path) => searchFiles(disk, config, words, path),
+    searchFiles: (path, query) => searchFiles(disk, config, words, path, query, prescanner),
     commit: (changes) => commit(disk, config, words, changes),
     async sync() {
       return { ok: true as const, report: { mount: config.name, backend: 'direct', note: words.directNothingToSync() } };

@@ -261,15 +261,21 @@ export class SqliteStore implements Store {
   }
 
   getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array> {
+    const found = new Map<Hash, Uint8Array>();
+    for (const [hash, r] of this.getPackedBlobs(hashes)) found.set(hash, unpackBlob(r.codec, r.bytes));
+    return found;
+  }
+
+  getPackedBlobs(hashes: readonly Hash[]): Map<Hash, { readonly codec: string; readonly bytes: Uint8Array }> {
     return this.guard('read', () => {
-      const found = new Map<Hash, Uint8Array>();
+      const found = new Map<Hash, { codec: string; bytes: Uint8Array }>();
       // One statement per chunk: a search reads its blobs a few hundred at a time, not one by one.
       for (let at = 0; at < hashes.length; at += BLOB_CHUNK) {
         const chunk = hashes.slice(at, at + BLOB_CHUNK);
         const rows = this.db
           .query(`SELECT hash, codec, bytes FROM blob WHERE hash IN (${chunk.map(() => '?').join(',')})`)
           .all(...chunk) as { hash: string; codec: string; bytes: Uint8Array }[];
-        for (const r of rows) found.set(r.hash, unpackBlob(r.codec, r.bytes));
+        for (const r of rows) found.set(r.hash, { codec: r.codec, bytes: r.bytes });
       }
       return found;
     });

@@ -100,6 +100,12 @@ export interface Store extends StorePort {
   /** Blobs' bytes by hash, many at once (a hash the store lacks is left out). */
   getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array>;
   /**
+   * Blobs as the store keeps them (`codec`: `'raw'` or `'zstd'`, see `blob-codec.ts`), many
+   * at once, for a search that unpacks them in its Workers. Optional: a store without it
+   * is read with `getBlobs`.
+   */
+  getPackedBlobs?(hashes: readonly Hash[]): Map<Hash, { readonly codec: string; readonly bytes: Uint8Array }>;
+  /**
    * The search index: which blobs may hold every one of `terms` (ASCII strings of at
    * least three characters). A blob neither in `may` nor in `unindexed` holds them not.
    */

@@ -8,6 +8,7 @@
 import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, TakeDisk } from '@ws/reconcile';
 import type { ReadOutcome, SearchFile, Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
+import type { Prescanner } from '../../grep/prescan.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
 import type { mountWords } from '../words.ts';
@@ -63,6 +64,8 @@ export interface StoreMountContext {
   passedOver(dir: string): string | undefined;
   /** The same file as grep searches it, a stretch at a time straight from disk (nothing where it went). */
   searchLarge(path: string): Promise<SearchFile | undefined>;
+  /** grep's Workers, which search ahead of a search (`grep/prescan.ts`), where the host has them. */
+  readonly prescanner?: Prescanner;
   /** Runs a pass, remembering what a whole-mount pass passed over (for status from the store). */
   pass(scope: Scope, options?: PassOptions): Promise<PassResult>;
   /** What the mount remembers between calls. */

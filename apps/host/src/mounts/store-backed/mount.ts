@@ -12,6 +12,7 @@ import type { MountConfig } from '../../config.ts';
 import { diskPort } from '../../disk/disk-port.ts';
 import { walkRules } from '../../disk/rules.ts';
 import { largeFile, largeSearchFile } from '../large-file.ts';
+import type { Prescanner } from '../../grep/prescan.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
 import { WALK_CAP } from '../direct.ts';
@@ -41,6 +42,8 @@ export interface StoreMountDeps {
   readonly storeRel: string | undefined;
   /** Wraps the disk port (tests use it to act between observations). */
   readonly wrapDisk?: (disk: DiskPort) => DiskPort;
+  /** grep's Workers, which search ahead of a search (`grep/prescan.ts`). */
+  readonly prescanner?: Prescanner;
 }
 
 /** A store-backed mount, with what the host needs beside the tools' interface. */
@@ -116,6 +119,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
       }
       return result;
     },
+    ...(deps.prescanner ? { prescanner: deps.prescanner } : {}),
     memory: { acceptingNewRoot: false, lastPassedOver: {}, watch: undefined, passedSinceWatch: false },
   };
   return ctx;

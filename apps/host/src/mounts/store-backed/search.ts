@@ -11,6 +11,8 @@
 import { indexTerms } from '@ws/grep';
 import { showsFile } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
+import { ahead as aheadOf, batches, prescanJob } from '../../grep/prescan.ts';
+import { unpackBlob } from '../../store/blob-codec.ts';
 import { type StoreMountContext, compare, scopeOf } from './context.ts';
 
 /** One file grep looks at, as planned under the lock. */
@@ -87,13 +89,71 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   return plan;
 }
 
-/** How many planned files' blobs are read in one go. */
-const BATCH = 128;
+/** One batch of the plan, read: the blobs by hash, or why they could not be read. */
+interface ReadBatch {
+  readonly items: readonly SearchItem[];
+  readonly blobs: Map<string, Uint8Array>;
+  /** Files that no line of matches (a prescan said so), by hash. */
+  readonly none: ReadonlySet<string>;
+  readonly error?: unknown;
+}
+
+/**
+ * The hashes of a batch to read: each planned blob the index does not rule out, once.
+ */
+function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => boolean): string[] {
+  const wanted = new Set<string>();
+  for (const item of items) {
+    if (item.source !== 'workspace') continue;
+    if (!ruledOut(item.hash)) wanted.add(item.hash);
+    if (item.conflict && !ruledOut(item.conflict.hash)) wanted.add(item.conflict.hash);
+  }
+  return [...wanted];
+}
+
+/**
+ * Reads one batch's blobs; with a query and Workers, packed as the store keeps them and
+ * searched ahead there (unpacked there too), so only files that may match come back.
+ */
+async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: { query: SearchQuery; on: boolean } | undefined): Promise<ReadBatch> {
+  const none = new Set<string>();
+  const wanted = wantedOf(items, ruledOut);
+  try {
+    if (wanted.length === 0) return { items, blobs: new Map(), none };
+    const { store, prescanner } = ctx;
+    if (ahead === undefined || !ahead.on || prescanner === undefined || store.getPackedBlobs === undefined) return { items, blobs: store.getBlobs(wanted), none };
+    const packed = store.getPackedBlobs(wanted);
+    const hashes = [...packed.keys()];
+    const largest = items.reduce((n, item) => Math.max(n, item.source === 'workspace' ? Math.max(item.size, item.conflict?.size ?? 0) : 0), 0);
+    const answer = await prescanner.run(prescanJob(ahead.query, hashes.map((h) => {
+      const p = packed.get(h) as { codec: string; bytes: Uint8Array };
+      return { codec: p.codec, packed: p.bytes };
+    }), largest));
+    // A Worker ended inside a file (or failed): this search takes the rest itself. A batch
+    // that stopped at a slow file leaves only its own rest to the search, whose deadline
+    // then bounds it; a loaded machine makes a file slow now and then.
+    if (answer === undefined) ahead.on = false;
+    const blobs = new Map<string, Uint8Array>();
+    hashes.forEach((h, k) => {
+      const v = answer?.verdicts[k] ?? null;
+      if (v === 'none') none.add(h);
+      else if (v !== null) blobs.set(h, v);
+      else {
+        const p = packed.get(h) as { codec: string; bytes: Uint8Array };
+        blobs.set(h, unpackBlob(p.codec, p.bytes));
+      }
+    });
+    return { items, blobs, none };
+  } catch (err) {
+    return { items, blobs: new Map(), none, error: err };
+  }
+}
 
 /**
  * The bytes of each planned file, read outside the lock (blobs never change; disk is read
  * as it is), in plan order; with a query the index can narrow, the files it rules out
- * come as `noMatch`.
+ * come as `noMatch`, and with grep's Workers, so do the files they searched ahead and
+ * found no line of matching.
  */
 export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query?: SearchQuery): AsyncIterable<SearchFile> {
   const terms = query === undefined ? undefined : indexTerms(query.pattern, query);
@@ -106,27 +166,26 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
       if (process.env.WS_DEBUG === '1') console.error(err);
     }
   }
-  const ruledOut = (hash: string) => lookup !== undefined && !lookup.may.has(hash) && !lookup.unindexed.has(hash);
-  for (let at = 0; at < plan.length; at += BATCH) {
-    const batch = plan.slice(at, at + BATCH);
-    let blobs: Map<string, Uint8Array> | undefined;
-    const wanted: string[] = [];
-    for (const item of batch) {
-      if (item.source !== 'workspace') continue;
-      if (!ruledOut(item.hash)) wanted.push(item.hash);
-      if (item.conflict && !ruledOut(item.conflict.hash)) wanted.push(item.conflict.hash);
+  // Each hash asked about once (a plan holds tens of thousands).
+  const verdicts = new Map<string, boolean>();
+  const ruledOut = (hash: string) => {
+    if (lookup === undefined) return false;
+    let out = verdicts.get(hash);
+    if (out === undefined) {
+      out = !lookup.may.has(hash) && !lookup.unindexed.has(hash);
+      verdicts.set(hash, out);
     }
-    let batchError: unknown;
-    try {
-      blobs = wanted.length === 0 ? new Map() : ctx.store.getBlobs(wanted);
-    } catch (err) {
-      batchError = err;
-    }
-    for (const item of batch) {
+    return out;
+  };
+  const sizeOf = (item: SearchItem) => (item.source === 'workspace' && !ruledOut(item.hash) ? item.size + (item.conflict?.size ?? 0) : 0);
+  const ahead = query === undefined ? undefined : { query, on: true };
+  const depth = ctx.prescanner === undefined || query === undefined ? 1 : ctx.prescanner.parallel + 1;
+  for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead), depth)) {
+    for (const item of batch.items) {
       let found: SearchFile[];
       try {
-        if (item.source === 'workspace' && batchError !== undefined) throw batchError;
-        found = await bytesOf(ctx, item, blobs ?? new Map(), ruledOut);
+        if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
+        found = await bytesOf(ctx, item, batch.blobs, (hash) => ruledOut(hash) || batch.none.has(hash));
       } catch (err) {
         // One file that can't be read is skipped with why; the search goes on.
         if (process.env.WS_DEBUG === '1') console.error(err);

@@ -1,0 +1,131 @@
+/**
+ * Searching ahead: a mount hands grep's Workers its files a batch at a time, several
+ * batches at once, so every core decodes and tests files while the search goes on in
+ * path order — and most files, which have no match, reach the search as `noMatch`,
+ * unread there. The one rule: a prescan only ever speeds a search up — a file is
+ * `'none'` only where `@ws/grep`'s `holdsNoMatch` said so; anything else (its bytes
+ * back, or nothing: out of time, a Worker ended, a failure) leaves the file to the
+ * search itself, which then decides as it would have without the prescan.
+ */
+import type { MatchJobResult, PatternOptions } from '@ws/grep';
+import type { Reading } from '@ws/reconcile';
+import type { SearchQuery } from '@ws/tools';
+import type { ReaderSpec } from '../disk/disk-port.ts';
+
+/** One file of a batch: its bytes as read, or as the store keeps them (unpacked in the Worker). */
+export type PrescanItem = { readonly bytes: Uint8Array } | { readonly codec: string; readonly packed: Uint8Array };
+
+/** A batch as a Worker takes it: the files' bytes (`items`), or the paths to read them from first (`read`). */
+export interface PrescanJob {
+  readonly pattern: string;
+  readonly options: PatternOptions;
+  readonly items: readonly PrescanItem[];
+  /** Files to read first, through the mount's disk (`diskReader`), as its `readMany` reads them; `items` is then empty. */
+  readonly read?: { readonly spec: ReaderSpec; readonly paths: readonly string[]; readonly maxBytes: number };
+  /** The least one file's scan may take before it is left to the search (`itemLimitMs` gives more to a large file). */
+  readonly itemMs: number;
+  /** How long the Worker may go without a word (it tells of its progress now and then) before it is taken to be stuck, and ended. */
+  readonly stallMs: number;
+}
+
+/** What the prescan found for one file: no line matches, its bytes (search it), or null (not looked at). */
+export type PrescanVerdict = 'none' | Uint8Array | null;
+
+/** A scan a Worker made ahead, for the job the search will make of the same bytes (`lineEnds`: that job's). */
+export interface ScannedAhead {
+  readonly result: MatchJobResult;
+  readonly lineEnds: boolean;
+}
+
+/** A file's verdict as it crosses back from a Worker: none, or its bytes with the scan made of them (where certain), or null. */
+export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead } | null;
+
+/** A read file's verdict as it crosses back: none (its size), or its reading with the scan made of it (where certain). */
+export type WorkerReadVerdict = { readonly none: number } | { readonly reading: Reading; readonly scan?: ScannedAhead };
+
+/** What a read batch found for one path: no line matches (the file's size), or the reading (search it). */
+export type ReadVerdict = { readonly none: number } | { readonly reading: Reading };
+
+/**
+ * A batch's answer: a verdict per file, and `slow` where one file's scan ran past its
+ * limit (the files after it were not looked at: the search takes them itself, under its
+ * deadline). Undefined where the Worker failed or was ended.
+ */
+export type PrescanAnswer<V> = { readonly verdicts: readonly V[]; readonly slow: boolean } | undefined;
+
+/** How grep's Workers search ahead for a mount. */
+export interface Prescanner {
+  /** One batch of bytes. */
+  run(job: PrescanJob): Promise<PrescanAnswer<PrescanVerdict>>;
+  /** One batch of paths, read in the Worker. */
+  read(job: PrescanJob): Promise<PrescanAnswer<ReadVerdict>>;
+  /** How many batches are worth having in flight at once (the cores). */
+  readonly parallel: number;
+}
+
+/** The least one file's scan may take in a prescan, and the pace below which a larger one is slow (bytes a millisecond). */
+export const ITEM_MS = 50;
+const SLOWEST_BYTES_PER_MS = 10_000;
+/** How often a busy Worker tells of its progress. */
+export const PROGRESS_MS = 50;
+/** The longest a Worker may take to read one batch's files before its search starts. */
+export const READ_MS = 5_000;
+/** A batch holds at most this many files, or this many bytes. */
+export const BATCH_FILES = 128;
+export const BATCH_BYTES = 4 << 20;
+
+/** The most one file of `size` bytes may take to scan ahead. */
+export function itemLimitMs(itemMs: number, size: number): number {
+  return Math.max(itemMs, size / SLOWEST_BYTES_PER_MS);
+}
+
+/** The job for `items` under `query`; `largest`: the size of its largest file. */
+export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], largest: number, read?: PrescanJob['read']): PrescanJob {
+  const { pattern, caseInsensitive, fixedStrings, multiline } = query;
+  const stallMs = itemLimitMs(ITEM_MS, largest) + PROGRESS_MS;
+  return { pattern, options: { caseInsensitive, fixedStrings, multiline }, items, itemMs: ITEM_MS, stallMs, ...(read ? { read } : {}) };
+}
+
+/**
+ * `list` cut into batches of at most {@link BATCH_FILES} entries to read and about
+ * {@link BATCH_BYTES} bytes (`size` of each; 0: nothing to read, which rides along free).
+ */
+export function batches<T>(list: readonly T[], size: (t: T) => number): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let bytes = 0;
+  let files = 0;
+  for (const t of list) {
+    const n = size(t);
+    if (n > 0 && files > 0 && (files >= BATCH_FILES || bytes + n > BATCH_BYTES)) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+      files = 0;
+    }
+    cur.push(t);
+    bytes += n;
+    if (n > 0) files++;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
+/**
+ * The results of `start` over `inputs`, in order, with up to `depth` started ahead of the
+ * one being taken: the Workers work on the next batches while the caller searches this one.
+ * `start` must not reject (a batch that fails answers so).
+ */
+export async function* ahead<T, R>(inputs: readonly T[], start: (input: T) => Promise<R>, depth: number): AsyncIterable<R> {
+  const started: Promise<R>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (next < inputs.length && started.length < depth) started.push(start(inputs[next++]));
+  };
+  fill();
+  while (started.length > 0) {
+    const first = started.shift() as Promise<R>;
+    fill();
+    yield await first;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Searching ahead never changes an answer. On a seeded tree of a few hundred files (CRLF,
+ * BOM, binary, empty and over-size files, invalid UTF-8, a FIFO, a symlink), every
+ * pattern gets the same whole answer from a direct mount whose files grep's Workers
+ * search ahead (read there, through the mount's disk), from one whose Workers fail in
+ * every way a prescan may — a Worker ended, a batch reported slow, verdicts dropped —
+ * and from one with no Workers at all; and a store-backed host answers as the same store
+ * searched without Workers, and with failing ones. WS_SEED changes the tree.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Mount, type Workspace, handleToolCall } from '@ws/tools';
+import type { MountConfig } from '../src/config.ts';
+import { grepWorkers } from '../src/grep/runner.ts';
+import type { Prescanner } from '../src/grep/prescan.ts';
+import { type Host, openHost } from '../src/host.ts';
+import { directMount } from '../src/mounts/direct.ts';
+import { storeMount } from '../src/mounts/store-backed/mount.ts';
+import { seededRandom, tempDir } from './fixtures.ts';
+import { testConfig, writeFiles } from './host-fixtures.ts';
+
+setDefaultTimeout(120_000);
+
+const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : 1517;
+const r = seededRandom(seed);
+const WORDS = ['return', 'Foo', 'foo12', 'bar', 'createThing', 'ThingError', 'function', 'a.b(c', 'ünï', 'TODO', '  ', 'x'];
+const MAX_FILE = 4_000;
+
+function fileOf(k: number): string | Uint8Array {
+  const kind = r(14);
+  if (kind === 0) return new Uint8Array([0x72, 0x65, 0, 0x75, 0x72, 0x6e]); // binary
+  if (kind === 1) return '';
+  if (kind === 2) return 'x'.repeat(MAX_FILE + 1 + r(100)); // over the mount's maxFileSize
+  if (kind === 3) return new Uint8Array([0x66, 0x6f, 0x6f, 0x31, 0x32, 0xff, 0x0a, 0x62, 0x61, 0x72]); // invalid UTF-8
+  const end = kind <= 6 ? '\r\n' : '\n';
+  const lines: string[] = [];
+  for (let n = r(40); n > 0; n--) {
+    const words: string[] = [];
+    for (let w = r(6); w > 0; w--) words.push(WORDS[r(WORDS.length)]);
+    if (r(8) === 0) words.push(`function ${['create', 'Thing', 'foo'][r(3)]}Error`);
+    lines.push(words.join(' '));
+  }
+  const body = lines.join(end) + (r(2) === 0 ? end : '') + (k % 97 === 0 ? 'needle' : '');
+  return kind === 7 ? `\uFEFF${body}` : body;
+}
+
+const PATTERNS: Record<string, unknown>[] = [
+  { pattern: 'createThing' },
+  { pattern: 'function\\s+\\w+Error' },
+  { pattern: 'return', output: 'count' },
+  { pattern: 'needle$', output: 'files' },
+  { pattern: 'foo\\d+$', contextBefore: 1, contextAfter: 1 },
+  { pattern: 'FOO12', caseInsensitive: true },
+  { pattern: 'a.b(c', fixedStrings: true },
+  { pattern: 'bar\\r$' },
+  { pattern: '\\uFEFFreturn' },
+  { pattern: 'Thing[^\\n]*\\n[^\\n]*bar', multiline: true },
+  { pattern: '(?<=function )\\w+' },
+  { pattern: 'zzz-not-there' },
+];
+
+/** A prescanner that fails as a prescan may: a Worker ended (no answer), a batch said slow, each in turn with answers passed on. */
+function failing(real: Prescanner, every: number): Prescanner {
+  let n = 0;
+  const fail = <T>(answer: T | undefined) => {
+    n++;
+    if (n % every === 0) return undefined;
+    if (n % every === 1 && answer !== undefined) return { ...answer, slow: true };
+    return answer;
+  };
+  return {
+    parallel: real.parallel,
+    async run(job) {
+      const answer = fail(await real.run(job));
+      // Slow at its middle file: the files after it were not looked at.
+      if (answer === undefined || !answer.slow) return answer;
+      const half = answer.verdicts.length >> 1;
+      return { slow: true, verdicts: answer.verdicts.map((v, k) => (k > half ? null : v)) };
+    },
+    read: async (job) => fail(await real.read(job)),
+  };
+}
+
+let root: string;
+let config: MountConfig;
+let host: Host;
+let storeHost: Host;
+const workers = grepWorkers();
+afterAll(() => {
+  host?.close();
+  storeHost?.close();
+  workers.close();
+});
+
+beforeAll(async () => {
+  root = tempDir('ws-prescan-');
+  const files: Record<string, string | Uint8Array> = {};
+  // Enough files for many batches of each kind.
+  for (let k = 0; k < 400; k++) files[`${['', 'src/', 'src/deep/', 'docs/'][k % 4]}f${k}.txt`] = fileOf(k);
+  writeFiles(root, files);
+  Bun.spawnSync(['mkfifo', join(root, 'src', 'fifo.txt')]);
+  symlinkSync('f1.txt', join(root, 'link.txt'));
+  const full = testConfig(root, [{ name: 'work', path: '.', backend: 'direct', ignore: [], maxFileSize: MAX_FILE }]);
+  config = full.mounts[0];
+  host = await openHost(full, { watch: false });
+  storeHost = await openHost(testConfig(root, [{ name: 'work', path: '.', ignore: [], maxFileSize: MAX_FILE }]), { watch: false });
+});
+
+async function answer(workspace: Workspace, input: Record<string, unknown>): Promise<unknown> {
+  const got = await handleToolCall(workspace, { name: 'grep', input: { path: 'work', ...input }, resultMaxChars: 1_000_000 });
+  if (!got.success) throw new Error(got.error);
+  return got.data;
+}
+
+const bare = (mount: Mount): Workspace => ({ mounts: [mount], hasDirectMount: mount.backend === 'direct' });
+
+describe('searching ahead changes no answer', () => {
+  for (const input of PATTERNS) {
+    test(`direct: ${JSON.stringify(input)}`, async () => {
+      const expected = await answer(bare(directMount(config, undefined)), input);
+      expect(await answer(host.workspace, input)).toEqual(expected);
+      for (const every of [2, 3, 5]) {
+        const shaky = directMount(config, undefined, undefined, failing(workers.prescanner, every));
+        expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input)).toEqual(expected);
+      }
+    });
+  }
+
+  test('the answers are not all alike: the tree and patterns find matches, miss them, skip files and note line ends', async () => {
+    const all = JSON.stringify(await Promise.all(PATTERNS.map((p) => answer(host.workspace, p))));
+    expect(all).toContain('"totalMatches":0');
+    expect(all).toMatch(/"totalMatches":[1-9]/);
+    expect(all).toContain('binary');
+    expect(all).toContain('CRLF');
+    expect(all).toContain('BOM');
+  });
+
+  for (const input of PATTERNS) {
+    test(`store-backed: ${JSON.stringify(input)}`, async () => {
+      const sm = storeHost.workspace.mounts[0];
+      // The same store, searched with no Workers: every file read and scanned in this thread.
+      const store = storeHost.store;
+      if (store === undefined) throw new Error('no store');
+      const plain = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined });
+      const expected = await answer(storeHost.workspace, input);
+      expect(await answer(bare(plain), input)).toEqual(expected);
+      for (const every of [2, 3]) {
+        const shaky = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: failing(workers.prescanner, every) });
+        expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input)).toEqual(expected);
+      }
+    });
+  }
+});

@@ -1,0 +1,85 @@
+/**
+ * `scanAhead` lets a host offer a file as `noMatch` — searched, unread — and answer the
+ * search's job for a file it scanned ahead with that scan; so `none` must never be said
+ * of a file with a match, of a binary-looking file, or where the pattern names a CR or
+ * U+FEFF (those facts need every file), and `scanned` must be what the search's own job
+ * gives. A property: on generated files and patterns, a search given `noMatch` where it
+ * said `none`, and a runner answering with its scans, answers exactly what a search
+ * given every file's bytes answers. WS_SEED fixes the run.
+ */
+import { describe, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import { type GrepFile, type MatchJob, type MatchJobResult, scanAhead, search } from '../src/index.ts';
+
+const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
+const params = (numRuns: number) => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
+const enc = new TextEncoder();
+const plain = { caseInsensitive: false, fixedStrings: false, multiline: false };
+
+const piece = fc.constantFrom('\n', '\r\n', '\r', '\uFEFF', '\u2028', 'a', 'b', 'ab', 'foo', 'foo12', ' ', '\t', 'x\r', 'é', 'K', '\u212a', '_', '.', 'Error', 'function ');
+const fileBytes = fc
+  .tuple(fc.boolean(), fc.array(fc.oneof({ weight: 30, arbitrary: piece.map((s) => Array.from(enc.encode(s))) }, { weight: 1, arbitrary: fc.constantFrom([0], [0x80], [0xc3, 0x41]) }), { maxLength: 40 }))
+  .map(([bom, parts]) => new Uint8Array([...(bom ? [0xef, 0xbb, 0xbf] : []), ...parts.flat()]));
+const patternPiece = fc.constantFrom(
+  '^', '$', '\\r', '\\s', '\\s+', '\\w+', '[^a]', '.', '\\b', 'a', 'b', 'ab', 'foo', 'foo\\d+', 'k', 'é', '(?=a)', '(?<!a)', '(', ')', '*', '+', '?', '|',
+  '\\uFEFF', '\\u2028', '[\\s\\S]', '(a|b)+', '\\n', 'Error', 'function',
+);
+const pattern = fc.array(patternPiece, { minLength: 1, maxLength: 5 }).map((xs) => xs.join(''));
+const options = fc.record({ caseInsensitive: fc.boolean(), fixedStrings: fc.boolean(), multiline: fc.boolean() });
+
+function accepted(p: string, fixed: boolean): boolean {
+  if (fixed) return true;
+  try {
+    new RegExp(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('scanAhead', () => {
+  test('a search given noMatch where it said none, and its scans, answers as one given every file', async () => {
+    const said = { none: 0, scanned: 0, unsure: 0 };
+    await fc.assert(
+      fc.asyncProperty(pattern, fc.array(fileBytes, { minLength: 1, maxLength: 4 }), options, async (p, bs, opts) => {
+        if (!accepted(p, opts.fixedStrings)) return;
+        const read: GrepFile[] = bs.map((bytes, k) => ({ path: `f${k}`, bytes }));
+        const scans = new Map<Uint8Array, { result: MatchJobResult; lineEnds: boolean }>();
+        const ahead: GrepFile[] = bs.map((bytes, k) => {
+          const a = scanAhead(p, opts, bytes, 10_000);
+          said[a.kind]++;
+          if (a.kind === 'none') return { path: `f${k}`, noMatch: true, size: bytes.length };
+          if (a.kind === 'scanned') scans.set(bytes, a);
+          return { path: `f${k}`, bytes };
+        });
+        // A runner that answers with the scan made ahead, where it was made for this very job.
+        const runner = async (job: MatchJob) => {
+          const made = scans.get(job.bytes);
+          if (made === undefined) throw new Error('the search asked for a scan of a file not scanned ahead');
+          expect(job.lineEnds).toBe(made.lineEnds);
+          return made.result;
+        };
+        const [a, b] = [await search(p, read, opts), await search(p, ahead, { ...opts, runner })];
+        expect(b).toEqual(a);
+      }),
+      params(3000),
+    );
+    // Every answer must be common, or agreement proves little.
+    expect(said.none).toBeGreaterThan(500);
+    expect(said.scanned).toBeGreaterThan(500);
+    expect(said.unsure).toBeGreaterThan(20);
+  }, 120_000);
+
+  test('never for a binary-looking file, a pattern naming a CR or a BOM, a match, or a scan out of time', () => {
+    const kind = (p: string, bytes: Uint8Array, limit = 10_000, now?: () => number) => scanAhead(p, plain, bytes, limit, now).kind;
+    expect(kind('zzz', new Uint8Array([0x61, 0, 0x62]))).toBe('unsure');
+    expect(kind('zzz', enc.encode('abc\n'))).toBe('none');
+    expect(kind('zzz\\r', enc.encode('abc\r\n'))).toBe('scanned');
+    expect(kind('\\uFEFFzzz', enc.encode('abc\n'))).toBe('scanned');
+    expect(kind('b', enc.encode('abc\n'))).toBe('scanned');
+    // Tested line by line (a lookaround, no literal to skip by) on a clock past its limit at once: stopped, so nothing is certain.
+    let t = 0;
+    expect(kind('(?<=a)\\d', enc.encode('aaa\n'.repeat(200)), 5, () => (t += 10))).toBe('unsure');
+    expect(kind('(?<=a)\\d', enc.encode('aaa\n'.repeat(200)))).toBe('none');
+  });
+});
