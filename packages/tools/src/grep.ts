@@ -22,9 +22,11 @@ import {
   grepStopped,
   grepUnsearched,
   inDiskVersion,
+  missing,
   overSize,
   pageNote,
 } from './errors.ts';
+import { suggestions } from './close-paths.ts';
 import { globMatcher } from './glob-match.ts';
 import { StreamPage } from './hold.ts';
 import { locate, prefixed } from './paths.ts';
@@ -296,6 +298,11 @@ async function grep(workspace: Workspace, input: Input, call: CallContext): Prom
   }
   // Every file offered was searched (or skipped): the caller's progress ends at its total.
   call.progress?.({ done: count.offered, total: count.offered });
+  // A path that names nothing is said so, as read says it, rather than searched to an empty answer.
+  const only = scopes.length === 1 ? scopes[0] : undefined;
+  if (within !== undefined && only !== undefined && only.rel !== '' && facts.filesSearched === 0 && skipped.list().length === 0) {
+    if ((await only.mount.read(only.rel)).kind === 'missing') return refuse(missing(within, await suggestions(only.mount, within)));
+  }
 
   const total = mode === 'content' ? facts.totalResults : facts.filesMatched;
   return answer(

@@ -194,6 +194,8 @@ export function contractSuite(label: string, make: MakeWorkspace, options: Contr
         { name: 'edit', input: { path: 'work/missing.txt', oldString: 'a', newString: 'b' } },
         { name: 'edit', input: { path: 'work/big.txt', oldString: 'line 1', newString: 'x' } },
         { name: 'edit', input: { path: 'work/big.txt', oldString: 'line 7: wrod', newString: 'x' } },
+        { name: 'grep', input: { pattern: 'x', path: 'work/nope/missing' } },
+        { name: 'grep', input: { pattern: 'x', path: 'work/src/app.js' } },
         { name: 'nothing', input: {} },
       ];
       for (const call of calls) expect({ call, success: (await both(ws, call)).success }).toEqual({ call, success: false });
@@ -215,6 +217,12 @@ export function contractSuite(label: string, make: MakeWorkspace, options: Contr
       }
       expect(noted).toBeGreaterThan(0);
       for (const pattern of ['(', '[z-a]']) await both(ws, { name: 'grep', input: { pattern } });
+      // A path that names nothing is refused as read refuses it; one that names a file the filters leave out is not.
+      const missing = await both(ws, { name: 'grep', input: { pattern: 'e', path: 'work/nope.txt' } });
+      expect(missing).toMatchObject({ success: false });
+      expect(missing.success ? '' : missing.error).toContain('work/nope.txt does not exist');
+      const filtered = await both(ws, { name: 'grep', input: { pattern: 'e', path: 'work/big.txt', type: 'py' } });
+      expect(filtered).toMatchObject({ success: true, data: { filesSearched: 0 } });
     });
 
     test('glob and ls agree, held to their budgets', async () => {
