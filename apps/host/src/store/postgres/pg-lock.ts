@@ -1,0 +1,111 @@
+/**
+ * One operation at a time per (host, mount roots) on a shared store: a session-level
+ * advisory lock (`pg_try_advisory_lock`) on a key from the host id and its roots, held
+ * for one operation, with an in-process queue in front. Hosts with other ids never wait on
+ * each other — what keeps them from overwriting each other is the store's transactions
+ * and compare-and-set (`pg-store.ts`). The lock is the session's: it goes when the
+ * connection dies, as `flock` goes when a process dies.
+ *
+ * The one rule: an operation that failed on a conflict (another host changed the same
+ * records at the same moment) or a lost connection is run again, from its first read, on
+ * what the store holds now — only while none of its barriers committed shared records
+ * (then running it again could repeat a change); else it answers the failure's sentence.
+ */
+import { LOCK_TIMEOUT_MS, type Lock, LockTimeout } from '../lock.ts';
+import { PgStoreError, pgWords } from './faults.ts';
+import type { PgStore } from './pg-store.ts';
+
+/** How many times one operation is tried, at most. */
+export const MAX_ATTEMPTS = 8;
+/** The pause before another attempt after a lost connection (it doubles). */
+const RECONNECT_PAUSE_MS = 200;
+const POLL_MAX_MS = 8;
+
+/** The advisory lock's key (a signed 64-bit number, as text) for a host and its roots. */
+export function lockKey(host: string, roots: readonly string[]): string {
+  const digest = new Bun.CryptoHasher('sha256').update(`ws-host-lock\u0000${host}\u0000${[...roots].sort().join('\u0000')}`).digest();
+  return new DataView(digest.buffer, digest.byteOffset, 8).getBigInt64(0).toString();
+}
+
+/** The lock of one host on a PostgreSQL store. */
+export class PgLock implements Lock {
+  private tail: Promise<void> = Promise.resolve();
+  private readonly words: ReturnType<typeof pgWords>;
+  private closed = false;
+
+  constructor(
+    private readonly store: PgStore,
+    private readonly key: string,
+    private readonly options: { readonly timeoutMs?: number; readonly sleep?: (ms: number) => Promise<void> } = {},
+  ) {
+    this.words = pgWords(store.url);
+  }
+
+  async run<T>(op: () => Promise<T>): Promise<T> {
+    const previous = this.tail;
+    let release = () => {};
+    this.tail = new Promise<void>((r) => {
+      release = r;
+    });
+    await previous;
+    try {
+      return await this.attempts(op);
+    } finally {
+      release();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private async attempts<T>(op: () => Promise<T>): Promise<T> {
+    const sleep = this.options.sleep ?? Bun.sleep;
+    let conflicts = 0;
+    for (let attempt = 1; ; attempt++) {
+      let session: string | undefined;
+      try {
+        session = await this.acquire();
+        this.store.beginHold(session);
+        const out = await op();
+        this.store.endHold();
+        return out;
+      } catch (err) {
+        const again = this.store.abandonHold();
+        const kind = err instanceof PgStoreError ? err.kind : undefined;
+        if (kind === 'conflict') conflicts++;
+        const retry = again && (kind === 'conflict' || kind === 'unreachable') && attempt < MAX_ATTEMPTS;
+        if (!retry) {
+          if (kind === 'conflict' && conflicts > 1) throw new PgStoreError(this.words.conflict(conflicts), 'conflict');
+          throw err;
+        }
+        // A conflict: at once, with a little jitter so two hosts don't meet again; a lost connection: a pause to reconnect.
+        await sleep(kind === 'conflict' ? Math.random() * 5 * attempt : RECONNECT_PAUSE_MS * 2 ** Math.min(attempt - 1, 3));
+      } finally {
+        if (session !== undefined) this.releaseLock(session);
+      }
+    }
+  }
+
+  private async acquire(): Promise<string> {
+    if (this.closed) throw new PgStoreError(`The store at ${this.store.path} is closed.`, 'other');
+    const timeoutMs = this.options.timeoutMs ?? LOCK_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    let pause = 1;
+    for (;;) {
+      const { rows, session } = this.store.lockStatement('SELECT pg_try_advisory_lock($1::bigint) AS got', [this.key]);
+      if (rows[0]?.got === true) return session;
+      if (Date.now() > deadline) throw new LockTimeout(this.words.busy(timeoutMs / 1000, this.store.host));
+      await Bun.sleep(pause);
+      pause = Math.min(pause * 2, POLL_MAX_MS);
+    }
+  }
+
+  private releaseLock(session: string): void {
+    try {
+      this.store.lockStatement('SELECT pg_advisory_unlock($1::bigint)', [this.key], session);
+    } catch {
+      // The session is gone, and its lock with it.
+    }
+  }
+}
