@@ -57,6 +57,36 @@ function versionOf(r: Row): Version {
   };
 }
 
+/** The shared part of a mark: a workspace deletion, with an id each host settles it by. */
+interface SharedMark {
+  readonly tombstone: NonNullable<BranchMark['tombstone']>;
+  readonly id: string;
+}
+
+/** This host's part of a mark: where S came from, its conflict, and the last shared tombstone it settled. */
+interface OwnMark {
+  readonly origin: BranchMark['origin'];
+  readonly conflict: BranchMark['conflict'];
+  readonly cleared: string | null;
+}
+
+const parseShared = (v: unknown): SharedMark | null => (v === null || v === undefined ? null : (JSON.parse(String(v)) as SharedMark));
+const parseOwn = (v: unknown): OwnMark | null => (v === null || v === undefined ? null : (JSON.parse(String(v)) as OwnMark));
+
+/**
+ * A path's mark as this host sees it: the shared tombstone unless this host settled it;
+ * its own origin and conflict. A host with no mark of its own for a path S holds never
+ * took that text from its disk: to it, S came from the workspace (another host's agent,
+ * or a person's save on another host's disk).
+ */
+function markOf(shared: SharedMark | null, own: OwnMark | null, hasTree: boolean): BranchMark | null {
+  const tombstone = shared !== null && shared.id !== own?.cleared ? shared.tombstone : null;
+  const origin = own !== null ? own.origin : hasTree ? 'workspace' : null;
+  const conflict = own?.conflict ?? null;
+  if (origin === null && tombstone === null && conflict === null) return null;
+  return { origin, tombstone, conflict };
+}
+
 /** `%term%` for ILIKE, with the pattern's own characters escaped. */
 const containing = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -88,7 +118,7 @@ export class PgStore implements Store {
 
   /** An operation of the lock starts, over the session that holds the lock: reads now join a transaction. */
   beginHold(session: string): void {
-    this.hold = { session, seen: new Map(), failed: undefined, sharedCommitted: false };
+    this.hold = { session, seen: new Map(), tombstones: new Map(), failed: undefined, sharedCommitted: false };
   }
 
   /**
@@ -214,7 +244,8 @@ export class PgStore implements Store {
   read(branch: string, mount: string, path: string): StoredPath {
     const [r] = this.sql(
       `SELECT t.hash, t.size, t.mode,
-        (SELECT record FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3) AS mark,
+        (SELECT record FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3) AS shared_mark,
+        (SELECT record FROM ws.host_marks WHERE host = $4 AND branch = $1 AND mount = $2 AND path = $3) AS own_mark,
         (SELECT record FROM ws.evidence WHERE host = $4 AND mount = $2 AND path = $3) AS evidence,
         (SELECT record FROM ws.pending WHERE host = $4 AND mount = $2 AND path = $3) AS pending
        FROM (SELECT 1) AS one LEFT JOIN ws.tree t ON t.branch = $1 AND t.mount = $2 AND t.path = $3`,
@@ -223,10 +254,12 @@ export class PgStore implements Store {
     );
     const tree = r.hash === null || r.hash === undefined ? null : entryOf(r);
     this.saw(branch, mount, path, tree?.hash ?? null);
+    const shared = parseShared(r.shared_mark);
+    this.sawTombstone(branch, mount, path, shared);
     return {
       path,
       tree,
-      mark: r.mark === null ? null : (JSON.parse(String(r.mark)) as BranchMark),
+      mark: markOf(shared, parseOwn(r.own_mark), tree !== null),
       evidence: r.evidence === null ? null : (JSON.parse(String(r.evidence)) as Evidence),
       pending: r.pending === null ? null : (JSON.parse(String(r.pending)) as PendingEffect),
     };
@@ -241,28 +274,37 @@ export class PgStore implements Store {
     const rows = this.sql(
       `SELECT 't' AS k, path, hash, size, mode, NULL AS record FROM ws.tree WHERE branch = $1 AND mount = $2 AND ${UNDER}
        UNION ALL SELECT 'm', path, NULL, NULL, NULL, record FROM ws.marks WHERE branch = $1 AND mount = $2 AND ${UNDER}
+       UNION ALL SELECT 'h', path, NULL, NULL, NULL, record FROM ws.host_marks WHERE host = $4 AND branch = $1 AND mount = $2 AND ${UNDER}
        UNION ALL SELECT 'e', path, NULL, NULL, NULL, record FROM ws.evidence WHERE host = $4 AND mount = $2 AND ${UNDER}
        UNION ALL SELECT 'p', path, NULL, NULL, NULL, record FROM ws.pending WHERE host = $4 AND mount = $2 AND ${UNDER}`,
       [branch, mount, dir, this.host],
       'read',
     );
-    const byPath = new Map<string, { tree: TreeEntry | null; mark: BranchMark | null; evidence: Evidence | null; pending: PendingEffect | null }>();
+    const byPath = new Map<
+      string,
+      { tree: TreeEntry | null; shared: SharedMark | null; own: OwnMark | null; evidence: Evidence | null; pending: PendingEffect | null }
+    >();
     for (const r of rows) {
       const path = String(r.path);
       let at = byPath.get(path);
       if (at === undefined) {
-        at = { tree: null, mark: null, evidence: null, pending: null };
+        at = { tree: null, shared: null, own: null, evidence: null, pending: null };
         byPath.set(path, at);
       }
       if (r.k === 't') at.tree = entryOf(r);
-      else if (r.k === 'm') at.mark = JSON.parse(String(r.record)) as BranchMark;
+      else if (r.k === 'm') at.shared = parseShared(r.record);
+      else if (r.k === 'h') at.own = parseOwn(r.record);
       else if (r.k === 'e') at.evidence = JSON.parse(String(r.record)) as Evidence;
       else at.pending = JSON.parse(String(r.record)) as PendingEffect;
     }
     const paths: StoredPath[] = [];
     for (const [path, at] of byPath) {
       this.saw(branch, mount, path, at.tree?.hash ?? null);
-      paths.push({ path, ...at });
+      this.sawTombstone(branch, mount, path, at.shared);
+      const mark = markOf(at.shared, at.own, at.tree !== null);
+      // A path with only a settled tombstone or an empty mark of this host's is no record of it.
+      if (at.tree === null && mark === null && at.evidence === null && at.pending === null) continue;
+      paths.push({ path, tree: at.tree, mark, evidence: at.evidence, pending: at.pending });
     }
     if (this.txSession !== undefined) this.scanCache = { key, serial: this.txSerial, writes: this.txWrites, paths };
     return paths;
@@ -311,8 +353,13 @@ export class PgStore implements Store {
     // A version where the text or its presence changes, or a move; a mode alone is not one.
     let seq = was === undefined ? 0 : num(was.seq);
     if (wasHash !== (entry?.hash ?? null) || cause.movedFrom !== undefined) seq = this.insertVersion(branch, mount, path, entry, cause);
-    if (entry === null) this.write('DELETE FROM ws.tree WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
-    else {
+    if (entry === null) {
+      this.write('DELETE FROM ws.tree WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
+      // S lost its file: for every other host a deletion to carry out (this host's mark says whether it has).
+      if (wasHash !== null) this.putTombstone(branch, mount, path, { base: { kind: 'text', hash: wasHash } }, undefined);
+    } else {
+      // S holds a file again: no host has a deletion of it to carry out.
+      if (was === undefined) this.write('DELETE FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
       this.write(
         'INSERT INTO ws.tree (branch, mount, path, hash, size, mode, seq) VALUES ($1, $2, $3, $4, $5, $6, $7) ' +
           'ON CONFLICT (branch, mount, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mode = excluded.mode, seq = excluded.seq',
@@ -360,14 +407,45 @@ export class PgStore implements Store {
   }
 
   setMark(branch: string, mount: string, path: string, mark: BranchMark | null): void {
-    if (mark === null) this.write('DELETE FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
-    else {
-      this.write(
-        'INSERT INTO ws.marks (branch, mount, path, record) VALUES ($1, $2, $3, $4) ON CONFLICT (branch, mount, path) DO UPDATE SET record = excluded.record',
-        [branch, mount, path, JSON.stringify(mark)],
-        true,
-      );
+    const [row] = this.sql('SELECT record FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], 'written');
+    const shared = parseShared(row?.record);
+    let cleared: string | null = null;
+    if (mark?.tombstone) {
+      // A workspace deletion: every host's (the same one again keeps its id, so no host that settled it sees it anew).
+      const same = shared !== null && JSON.stringify(shared.tombstone) === JSON.stringify(mark.tombstone);
+      if (!same) this.putTombstone(branch, mount, path, mark.tombstone, shared?.id);
+    } else if (shared !== null) {
+      // This host has nothing left to do for the tombstone it read (one it did not read stays for it).
+      cleared = this.tombstoneSeen(branch, mount, path) ?? shared.id;
     }
+    const own: OwnMark = { origin: mark?.origin ?? null, conflict: mark?.conflict ?? null, cleared };
+    this.write(
+      'INSERT INTO ws.host_marks (host, branch, mount, path, record) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host, branch, mount, path) DO UPDATE SET record = excluded.record',
+      [this.host, branch, mount, path, JSON.stringify(own)],
+      false,
+    );
+  }
+
+  /** Records the shared tombstone of a path (keeping `id` where given), seen by this host as it writes it. */
+  private putTombstone(branch: string, mount: string, path: string, tombstone: NonNullable<BranchMark['tombstone']>, id: string | undefined): void {
+    const mark: SharedMark = { tombstone, id: id ?? `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 10)}` };
+    this.write(
+      'INSERT INTO ws.marks (branch, mount, path, record) VALUES ($1, $2, $3, $4) ON CONFLICT (branch, mount, path) DO UPDATE SET record = excluded.record',
+      [branch, mount, path, JSON.stringify(mark)],
+      true,
+    );
+    this.hold?.tombstones.set(`${branch}\u0000${mount}\u0000${path}`, mark.id);
+  }
+
+  /** Remembers the shared tombstone an operation read, so settling it settles that one and no later one. */
+  private sawTombstone(branch: string, mount: string, path: string, shared: SharedMark | null): void {
+    const key = `${branch}\u0000${mount}\u0000${path}`;
+    const seen = this.hold?.tombstones;
+    if (seen !== undefined && !seen.has(key) && shared !== null) seen.set(key, shared.id);
+  }
+
+  private tombstoneSeen(branch: string, mount: string, path: string): string | undefined {
+    return this.hold?.tombstones.get(`${branch}\u0000${mount}\u0000${path}`);
   }
 
   rootIdentity(mount: string): string | null {
@@ -424,6 +502,11 @@ export class PgStore implements Store {
       this.write('INSERT INTO ws.branches (name, created_at, created_from) VALUES ($1, $2, $3)', [name, Date.now(), from], true);
       this.write('INSERT INTO ws.tree (branch, mount, path, hash, size, mode, seq) SELECT $1, mount, path, hash, size, mode, seq FROM ws.tree WHERE branch = $2', [name, from], true);
       this.write('INSERT INTO ws.marks (branch, mount, path, record) SELECT $1, mount, path, record FROM ws.marks WHERE branch = $2', [name, from], true);
+      this.write(
+        'INSERT INTO ws.host_marks (host, branch, mount, path, record) SELECT host, $1, mount, path, record FROM ws.host_marks WHERE branch = $2',
+        [name, from],
+        true,
+      );
     });
   }
 
@@ -578,7 +661,7 @@ export class PgStore implements Store {
         // Every blob a record of any host refers to: trees, history, and any hash in a mark, evidence or pending effect.
         const refs = new Set<string>();
         for (const r of this.sql('SELECT DISTINCT hash FROM ws.tree UNION SELECT DISTINCT hash FROM ws.history WHERE hash IS NOT NULL', [], 'written')) refs.add(String(r.hash));
-        for (const r of this.sql('SELECT record FROM ws.marks UNION ALL SELECT record FROM ws.evidence UNION ALL SELECT record FROM ws.pending', [], 'written')) {
+        for (const r of this.sql('SELECT record FROM ws.marks UNION ALL SELECT record FROM ws.host_marks UNION ALL SELECT record FROM ws.evidence UNION ALL SELECT record FROM ws.pending', [], 'written')) {
           for (const m of String(r.record).matchAll(HASH_IN_RECORD)) refs.add(m[0]);
         }
         const keep: string[] = [];
@@ -619,6 +702,8 @@ interface Hold {
   readonly session: string;
   /** The tree entry each path had when the operation first read it (or last wrote it). */
   readonly seen: Map<string, Hash | null>;
+  /** The id of the shared tombstone each path had when the operation first read it (or wrote it). */
+  readonly tombstones: Map<string, string>;
   /** The conflict or lost connection that ended the operation's transaction. */
   failed: PgStoreError | undefined;
   /** A barrier of the operation committed shared records (trees, marks): running it again is no longer safe. */

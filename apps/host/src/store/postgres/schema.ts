@@ -5,10 +5,10 @@
  * `ws.migrations`, applied under an advisory lock by whichever host comes first; a store
  * whose highest migration is newer than this code is refused.
  *
- * What is shared and what is one host's: blobs, branches, trees (S), marks (conflicts,
- * tombstones, origins), history and review notes are every host's; evidence (P), pending
- * effects, root identities and the selected branch are keyed by host, because each
- * machine has its own disk (the host README, "A shared store on PostgreSQL").
+ * What is shared and what is one host's: blobs, branches, trees (S), workspace deletions
+ * (tombstones), history and review notes are every host's; evidence (P), pending effects,
+ * root identities, the selected branch, recorded conflicts and where S came from are
+ * keyed by host, because each machine has its own disk (the host README, "A shared store on PostgreSQL").
  */
 
 /** One schema step. */
@@ -53,9 +53,16 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         source text NOT NULL, moved_from text, host text NOT NULL
       );
       CREATE INDEX history_by_path ON ws.history (mount, path, seq);
+      -- A path's mark is split: a workspace deletion (tombstone) is every host's, with an id;
+      -- where S came from and a recorded conflict are one host's (they are about its disk),
+      -- with the id of the last tombstone this host settled (see pg-store.ts, markOf).
       CREATE TABLE ws.marks (
         branch text NOT NULL, mount text NOT NULL, path text COLLATE "C" NOT NULL, record text NOT NULL,
         PRIMARY KEY (branch, mount, path)
+      );
+      CREATE TABLE ws.host_marks (
+        host text NOT NULL, branch text NOT NULL, mount text NOT NULL, path text COLLATE "C" NOT NULL, record text NOT NULL,
+        PRIMARY KEY (host, branch, mount, path)
       );
       -- P and pending effects: one host's disk.
       CREATE TABLE ws.evidence (host text NOT NULL, mount text NOT NULL, path text COLLATE "C" NOT NULL, record text NOT NULL, PRIMARY KEY (host, mount, path));
