@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkConfig, type HostConfig } from '../src/config.ts';
 
-let cluster: { url: string; stop: () => void } | undefined;
+let cluster: OwnCluster | undefined;
 let made = 0;
 
 /** The directory of PostgreSQL's server programs (initdb, pg_ctl). */
@@ -23,7 +23,16 @@ function serverBin(): string | undefined {
   return join(base, versions[0], 'bin');
 }
 
-function startCluster(): { url: string; stop: () => void } {
+/** A throwaway cluster this process started: stop and start it again at will; removed when the process exits. */
+export interface OwnCluster {
+  readonly url: string;
+  /** Stops the server at once, as a crash would (`pg_ctl stop -m immediate`). */
+  stop(): void;
+  start(): void;
+}
+
+/** Starts a throwaway cluster (initdb in a temporary directory, as `nobody` where this runs as root), on a Unix socket only. */
+export function startCluster(): OwnCluster {
   const bin = serverBin();
   const prog = (name: string) => (bin === undefined ? name : join(bin, name));
   const dir = mkdtempSync(join(tmpdir(), 'ws-pg-'));
@@ -36,13 +45,14 @@ function startCluster(): { url: string; stop: () => void } {
   };
   const data = join(dir, 'data');
   run([prog('initdb'), '-D', data, '-U', 'ws', '--auth=trust', '-E', 'UTF8', '--locale=C']);
-  run([prog('pg_ctl'), '-D', data, '-o', `-k ${dir} -c listen_addresses=''`, '-l', join(dir, 'log'), '-w', 'start']);
-  const stop = () => {
-    Bun.spawnSync(as([prog('pg_ctl'), '-D', data, '-m', 'immediate', 'stop']), { stdout: 'ignore', stderr: 'ignore' });
+  const start = () => run([prog('pg_ctl'), '-D', data, '-o', `-k ${dir} -c listen_addresses=''`, '-l', join(dir, 'log'), '-w', 'start']);
+  const stop = () => void Bun.spawnSync(as([prog('pg_ctl'), '-D', data, '-m', 'immediate', 'stop']), { stdout: 'ignore', stderr: 'ignore' });
+  start();
+  process.on('exit', () => {
+    stop();
     rmSync(dir, { recursive: true, force: true });
-  };
-  process.on('exit', stop);
-  return { url: `postgres://ws@localhost/postgres?host=${dir}`, stop };
+  });
+  return { url: `postgres://ws@localhost/postgres?host=${dir}`, stop, start };
 }
 
 /** The cluster's maintenance database URL. */
@@ -56,23 +66,23 @@ export function clusterUrl(): string {
   return cluster.url;
 }
 
-/** The URL of `db` on the cluster. */
-export function databaseUrl(db: string): string {
-  const u = new URL(clusterUrl());
+/** The URL of `db` on the cluster at `on` (default: the tests' cluster). */
+export function databaseUrl(db: string, on: string = clusterUrl()): string {
+  const u = new URL(on);
   u.pathname = `/${db}`;
   return u.toString();
 }
 
-/** A new, empty database on the cluster; its URL. */
-export async function freshDatabase(): Promise<string> {
+/** A new, empty database on the cluster at `on` (default: the tests' cluster); its URL. */
+export async function freshDatabase(on: string = clusterUrl()): Promise<string> {
   const name = `ws_t_${process.pid}_${Date.now().toString(36)}_${made++}`;
-  const sql = new Bun.SQL(clusterUrl(), { max: 1 });
+  const sql = new Bun.SQL(on, { max: 1 });
   try {
     await sql.unsafe(`CREATE DATABASE ${name}`);
   } finally {
     await sql.close();
   }
-  return databaseUrl(name);
+  return databaseUrl(name, on);
 }
 
 /** A host config over `base` with these mounts on the shared store at `url`, as host `host`. */

@@ -15,8 +15,10 @@ import { LOCK_TIMEOUT_MS, type Lock, LockTimeout } from '../lock.ts';
 import { PgStoreError, pgWords } from './faults.ts';
 import type { PgStore } from './pg-store.ts';
 
-/** How many times one operation is tried, at most. */
+/** How many times one operation is tried, at most, when it keeps meeting another host's changes. */
 export const MAX_ATTEMPTS = 8;
+/** How many times, when the connection is lost: a database that is down answers within a second. */
+export const MAX_RECONNECTS = 3;
 /** The pause before another attempt after a lost connection (it doubles). */
 const RECONNECT_PAUSE_MS = 200;
 const POLL_MAX_MS = 8;
@@ -62,6 +64,7 @@ export class PgLock implements Lock {
   private async attempts<T>(op: () => Promise<T>): Promise<T> {
     const sleep = this.options.sleep ?? Bun.sleep;
     let conflicts = 0;
+    let lost = 0;
     for (let attempt = 1; ; attempt++) {
       let session: string | undefined;
       try {
@@ -74,13 +77,14 @@ export class PgLock implements Lock {
         const again = this.store.abandonHold();
         const kind = err instanceof PgStoreError ? err.kind : undefined;
         if (kind === 'conflict') conflicts++;
-        const retry = again && (kind === 'conflict' || kind === 'unreachable') && attempt < MAX_ATTEMPTS;
+        if (kind === 'unreachable') lost++;
+        const retry = again && ((kind === 'conflict' && attempt < MAX_ATTEMPTS) || (kind === 'unreachable' && lost < MAX_RECONNECTS));
         if (!retry) {
           if (kind === 'conflict' && conflicts > 1) throw new PgStoreError(this.words.conflict(conflicts), 'conflict');
           throw err;
         }
         // A conflict: at once, with a little jitter so two hosts don't meet again; a lost connection: a pause to reconnect.
-        await sleep(kind === 'conflict' ? Math.random() * 5 * attempt : RECONNECT_PAUSE_MS * 2 ** Math.min(attempt - 1, 3));
+        await sleep(kind === 'conflict' ? Math.random() * 5 * attempt : RECONNECT_PAUSE_MS * 2 ** (lost - 1));
       } finally {
         if (session !== undefined) this.releaseLock(session);
       }
