@@ -50,6 +50,12 @@ describe('two hosts on one PostgreSQL store', () => {
     expect((await call(alpha, 'write', { path: 'work/from-alpha.txt', content: 'written on alpha\n' })).isError).toBe(false);
     expect(await content(beta, 'work/from-alpha.txt')).toBe('written on alpha\n');
     expect((await status(beta)).drafts).toContain('from-alpha.txt');
+    // The overlap view: beta is told whose draft it is; alpha, the only host to draft it, is told nothing.
+    expect((await status(beta)).alsoDrafted).toEqual(['work/from-alpha.txt is also drafted on host alpha']);
+    expect((await status(alpha)).alsoDrafted).toBeUndefined();
+    expect((await call(beta, 'edit', { path: 'work/from-alpha.txt', oldString: 'alpha', newString: 'alpha, and beta' })).isError).toBe(false);
+    expect((await status(alpha)).alsoDrafted).toEqual(['work/from-alpha.txt is also drafted on host beta']);
+    expect((await call(beta, 'edit', { path: 'work/from-alpha.txt', oldString: 'alpha, and beta', newString: 'alpha' })).isError).toBe(false);
     expect(existsSync(alpha.w.disk('work/from-alpha.txt'))).toBe(false);
     expect(existsSync(beta.w.disk('work/from-alpha.txt'))).toBe(false);
 
@@ -59,6 +65,8 @@ describe('two hosts on one PostgreSQL store', () => {
     // Beta's disk agrees now; alpha's still lacks it, so it is still a draft there.
     expect((await status(beta)).drafts).not.toContain('from-alpha.txt');
     expect((await status(alpha)).drafts).toContain('from-alpha.txt');
+    // Materialized once: no host's draft any more, only a copy alpha's disk lacks.
+    expect((await status(alpha)).alsoDrafted).toBeUndefined();
   });
 
   test('a person’s change on one host’s disk is taken in by that host alone: the other’s disk is left as it was', async () => {

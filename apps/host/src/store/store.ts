@@ -116,6 +116,12 @@ export interface Store extends StorePort {
    * Does nothing while a write transaction is open.
    */
   collectBlobs(graceMs: number, now?: number): { readonly marked: number; readonly removed: number };
+  /**
+   * The other hosts whose agents drafted each of `paths` on `branch` since the path was
+   * last materialized or taken in from a disk (a shared store's overlap view; a store of
+   * one host answers none). Paths no other host drafted are left out.
+   */
+  draftedElsewhere(branch: string, mount: string, paths: readonly string[]): Map<string, readonly string[]>;
   /** Commits anything open and lets go of the store. */
   close(): void;
 }

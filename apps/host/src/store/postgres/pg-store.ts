@@ -685,6 +685,26 @@ export class PgStore implements Store {
     }
   }
 
+  draftedElsewhere(branch: string, mount: string, paths: readonly string[]): Map<string, readonly string[]> {
+    const found = new Map<string, string[]>();
+    if (paths.length === 0) return found;
+    const rows = this.sql(
+      `SELECT DISTINCT h.path, h.host FROM ws.history h
+       WHERE h.branch = $1 AND h.mount = $2 AND h.path = ANY($3::text[]) AND h.host <> $4
+         AND h.source NOT IN ('disk', 'materialize', 'branch-switch')
+         AND h.seq > COALESCE((SELECT MAX(g.seq) FROM ws.history g
+           WHERE g.branch = h.branch AND g.mount = h.mount AND g.path = h.path AND g.source IN ('disk', 'materialize')), 0)
+       ORDER BY 1, 2`,
+      [branch, mount, [...paths], this.host],
+      'read',
+    );
+    for (const r of rows) {
+      const path = String(r.path);
+      found.set(path, [...(found.get(path) ?? []), String(r.host)]);
+    }
+    return found;
+  }
+
   close(): void {
     if (!this.open) return;
     try {
