@@ -34,6 +34,8 @@ export class SyncConnection {
   private nextId = 1;
   /** Bumped when a Worker is ended: its connections' epochs no longer count. */
   private generation = 0;
+  /** Statements sent, over the life of the connection (each one round trip to the server). */
+  sent = 0;
 
   constructor(private readonly url: string) {}
 
@@ -89,6 +91,7 @@ export class SyncConnection {
 
   private send(req: Request): Reply {
     const { port } = this.start();
+    this.sent++;
     Atomics.store(this.flag, 0, 0);
     port.postMessage(req);
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;

@@ -114,6 +114,11 @@ export class PgStore implements Store {
     this.words = pgWords(url);
   }
 
+  /** Statements sent to the server so far (each one round trip): what a network between them costs. */
+  get roundTrips(): number {
+    return this.conn.sent;
+  }
+
   // --- the lock's side -------------------------------------------------------------
 
   /** An operation of the lock starts, over the session that holds the lock: reads now join a transaction. */
