@@ -4,14 +4,15 @@
  * for one operation, with an in-process queue in front. Hosts with other ids never wait on
  * each other — what keeps them from overwriting each other is the store's transactions
  * and compare-and-set (`pg-store.ts`). The lock is the session's: it goes when the
- * connection dies, as `flock` goes when a process dies.
+ * connection dies, as `flock` goes when a process dies. Between bursts it is kept 25 ms,
+ * as the SQLite store's is.
  *
  * The one rule: an operation that failed on a conflict (another host changed the same
  * records at the same moment) or a lost connection is run again, from its first read, on
  * what the store holds now — only while none of its barriers committed shared records
  * (then running it again could repeat a change); else it answers the failure's sentence.
  */
-import { LOCK_TIMEOUT_MS, type Lock, LockTimeout } from '../lock.ts';
+import { IDLE_RELEASE_MS, LOCK_TIMEOUT_MS, type Lock, LockTimeout } from '../lock.ts';
 import { PgStoreError, pgWords } from './faults.ts';
 import type { PgStore } from './pg-store.ts';
 
@@ -34,6 +35,11 @@ export class PgLock implements Lock {
   private tail: Promise<void> = Promise.resolve();
   private readonly words: ReturnType<typeof pgWords>;
   private closed = false;
+  /** The session holding the advisory lock between operations, for {@link IDLE_RELEASE_MS}. */
+  private held: string | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Operations waiting or running in this process. */
+  private active = 0;
 
   constructor(
     private readonly store: PgStore,
@@ -49,16 +55,41 @@ export class PgLock implements Lock {
     this.tail = new Promise<void>((r) => {
       release = r;
     });
+    this.active++;
+    this.cancelIdleRelease();
     await previous;
     try {
       return await this.attempts(op);
     } finally {
+      this.active--;
+      if (this.active === 0) this.releaseWhenIdle();
       release();
     }
   }
 
   close(): void {
+    this.cancelIdleRelease();
+    if (this.held !== undefined) this.releaseLock(this.held);
+    this.held = undefined;
     this.closed = true;
+  }
+
+  private cancelIdleRelease(): void {
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** Keeps the lock a moment after the last operation, so a burst pays for taking it once. */
+  private releaseWhenIdle(): void {
+    if (this.held === undefined) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.active === 0 && this.held !== undefined) {
+        this.releaseLock(this.held);
+        this.held = undefined;
+      }
+    }, IDLE_RELEASE_MS);
+    this.idleTimer.unref?.();
   }
 
   private async attempts<T>(op: () => Promise<T>): Promise<T> {
@@ -66,15 +97,17 @@ export class PgLock implements Lock {
     let conflicts = 0;
     let lost = 0;
     for (let attempt = 1; ; attempt++) {
-      let session: string | undefined;
       try {
-        session = await this.acquire();
-        this.store.beginHold(session);
+        this.held ??= await this.acquire();
+        this.store.beginHold(this.held);
         const out = await op();
         this.store.endHold();
         return out;
       } catch (err) {
         const again = this.store.abandonHold();
+        // The session may be gone with its lock: let go (where it still holds) and take it afresh.
+        if (this.held !== undefined) this.releaseLock(this.held);
+        this.held = undefined;
         const kind = err instanceof PgStoreError ? err.kind : undefined;
         if (kind === 'conflict') conflicts++;
         if (kind === 'unreachable') lost++;
@@ -85,8 +118,6 @@ export class PgLock implements Lock {
         }
         // A conflict: at once, with a little jitter so two hosts don't meet again; a lost connection: a pause to reconnect.
         await sleep(kind === 'conflict' ? Math.random() * 5 * attempt : RECONNECT_PAUSE_MS * 2 ** (lost - 1));
-      } finally {
-        if (session !== undefined) this.releaseLock(session);
       }
     }
   }

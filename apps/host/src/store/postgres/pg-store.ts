@@ -101,6 +101,9 @@ export class PgStore implements Store {
   private txWrites = 0;
   private txShared = false;
   private scanCache: { key: string; serial: number; writes: number; paths: readonly StoredPath[] } | undefined;
+  /** Answers read within the open transaction (one snapshot), good until its next write. */
+  private memo = new Map<string, { readonly writes: number; readonly value: unknown }>();
+  private memoSerial = -1;
   private hold: Hold | undefined;
   private open = true;
 
@@ -218,6 +221,27 @@ export class PgStore implements Store {
     }
   }
 
+  /**
+   * `load()`, or what it answered before in this transaction with no write since: within
+   * one snapshot the answer can't change but by this connection's own writes. A pass asks
+   * for the selected branch and a path's records several times; each is a round trip.
+   */
+  private cached<T>(key: string, load: () => T): T {
+    if (this.txSession !== undefined && this.memoSerial === this.txSerial) {
+      const hit = this.memo.get(key);
+      if (hit !== undefined && hit.writes === this.txWrites) return hit.value as T;
+    }
+    const value = load();
+    if (this.txSession !== undefined) {
+      if (this.memoSerial !== this.txSerial) {
+        this.memo.clear();
+        this.memoSerial = this.txSerial;
+      }
+      this.memo.set(key, { writes: this.txWrites, value });
+    }
+    return value;
+  }
+
   /** A tree entry an operation read, remembered for the compare-and-set of a later write. */
   private saw(branch: string, mount: string, path: string, hash: Hash | null): void {
     const seen = this.hold?.seen;
@@ -242,11 +266,17 @@ export class PgStore implements Store {
   // --- StorePort ----------------------------------------------------------------------
 
   selectedBranch(): string {
-    const rows = this.sql("SELECT value FROM ws.host_meta WHERE host = $1 AND key = 'selected_branch'", [this.host], 'read');
-    return rows.length === 0 ? FIRST_BRANCH : String(rows[0].value);
+    return this.cached('selected', () => {
+      const rows = this.sql("SELECT value FROM ws.host_meta WHERE host = $1 AND key = 'selected_branch'", [this.host], 'read');
+      return rows.length === 0 ? FIRST_BRANCH : String(rows[0].value);
+    });
   }
 
   read(branch: string, mount: string, path: string): StoredPath {
+    return this.cached(`read\u0000${branch}\u0000${mount}\u0000${path}`, () => this.readNow(branch, mount, path));
+  }
+
+  private readNow(branch: string, mount: string, path: string): StoredPath {
     const [r] = this.sql(
       `SELECT t.hash, t.size, t.mode,
         (SELECT record FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3) AS shared_mark,
@@ -454,8 +484,10 @@ export class PgStore implements Store {
   }
 
   rootIdentity(mount: string): string | null {
-    const rows = this.sql('SELECT identity FROM ws.roots WHERE host = $1 AND mount = $2', [this.host, mount], 'read');
-    return rows.length === 0 ? null : String(rows[0].identity);
+    return this.cached(`root\u0000${mount}`, () => {
+      const rows = this.sql('SELECT identity FROM ws.roots WHERE host = $1 AND mount = $2', [this.host, mount], 'read');
+      return rows.length === 0 ? null : String(rows[0].identity);
+    });
   }
 
   setRootIdentity(mount: string, identity: string): void {
