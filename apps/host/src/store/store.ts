@@ -2,7 +2,8 @@
  * The store seam: everything the host and its mounts ask of a store, so a second engine
  * is "implement `Store` and `Lock`" and nothing above this folder changes. The one rule
  * (inherited from `@ws/reconcile`'s `StorePort`): every method is synchronous, so a pass
- * settles its records without yielding — see the host README, "A second store engine".
+ * settles its records without yielding — see the host README, "The store seam" and "A shared
+ * store on PostgreSQL".
  */
 import type { Hash, StorePort, TreeEntry, VersionSource } from '@ws/reconcile';
 
