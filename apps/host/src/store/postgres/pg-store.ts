@@ -652,7 +652,7 @@ export class PgStore implements Store {
   }
 
   indexSome(budgetMs: number, now: () => number = () => performance.now()): number {
-    if (this.txSession !== undefined || this.hold !== undefined) return this.unindexedCount();
+    if (this.txSession !== undefined) return this.unindexedCount();
     const until = now() + budgetMs;
     try {
       this.transaction(() => {
@@ -683,6 +683,7 @@ export class PgStore implements Store {
     } catch (err) {
       // Another host indexing the same blobs at once: they are indexed either way.
       if (!(err instanceof PgStoreError && err.kind === 'conflict')) throw err;
+      if (this.hold) this.hold.failed = undefined;
     }
     return this.unindexedCount();
   }
@@ -692,7 +693,7 @@ export class PgStore implements Store {
   }
 
   collectBlobs(graceMs: number, now: number = Date.now()): { readonly marked: number; readonly removed: number } {
-    if (this.txSession !== undefined || this.hold !== undefined) return { marked: 0, removed: 0 };
+    if (this.txSession !== undefined) return { marked: 0, removed: 0 };
     try {
       return this.transaction(() => {
         // Every blob a record of any host refers to: trees, history, and any hash in a mark, evidence or pending effect.
@@ -717,8 +718,9 @@ export class PgStore implements Store {
         return { marked: mark.length, removed: remove.length };
       });
     } catch (err) {
-      if (err instanceof PgStoreError && err.kind === 'conflict') return { marked: 0, removed: 0 };
-      throw err;
+      if (!(err instanceof PgStoreError && err.kind === 'conflict')) throw err;
+      if (this.hold) this.hold.failed = undefined;
+      return { marked: 0, removed: 0 };
     }
   }
 
