@@ -41,7 +41,7 @@ export function startCluster(): OwnCluster {
   const as = (cmd: string[]) => (root ? ['su', '-s', '/bin/sh', 'nobody', '-c', cmd.map((a) => `'${a}'`).join(' ')] : cmd);
   const run = (cmd: string[]) => {
     const r = Bun.spawnSync(as(cmd), { stdout: 'pipe', stderr: 'pipe' });
-    if (r.exitCode !== 0) throw new Error(`${cmd[0]} failed: ${r.stderr.toString().slice(0, 500)}`);
+    if (r.exitCode !== 0) throw new Error(`${cmd[0]} failed: ${(r.stderr.toString() + r.stdout.toString()).slice(0, 500)}`);
   };
   const data = join(dir, 'data');
   run([prog('initdb'), '-D', data, '-U', 'ws', '--auth=trust', '-E', 'UTF8', '--locale=C']);
@@ -52,6 +52,17 @@ export function startCluster(): OwnCluster {
     stop();
     rmSync(dir, { recursive: true, force: true });
   });
+  // A watchdog stops the cluster once this process is gone, however it ends (bun test
+  // does not always run exit handlers, and a killed process runs none).
+  const stopCmd = as([prog('pg_ctl'), '-D', data, '-m', 'immediate', 'stop'])
+    .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+    .join(' ');
+  const watchdog = Bun.spawn(['sh', '-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCmd} >/dev/null 2>&1; rm -rf '${dir}'`], {
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
+  watchdog.unref();
   return { url: `postgres://ws@localhost/postgres?host=${dir}`, stop, start };
 }
 

@@ -12,8 +12,11 @@ import { openPgStore } from '../src/store/postgres/open.ts';
 import type { PgStore } from '../src/store/postgres/pg-store.ts';
 import { PG_SCHEMA_VERSION } from '../src/store/postgres/schema.ts';
 import { StoreError } from '../src/store/faults.ts';
-import { dec, enc } from './fixtures.ts';
-import { freshDatabase } from './pg-fixtures.ts';
+import { openHost } from '../src/host.ts';
+import type { StoreMount } from '../src/mounts/store-backed/mount.ts';
+import { dec, enc, tempDir } from './fixtures.ts';
+import { writeFiles } from './host-fixtures.ts';
+import { freshDatabase, pgConfig } from './pg-fixtures.ts';
 
 function put(store: PgStore, branch: string, path: string, text: string, cause: VersionCause = { source: 'write' }) {
   const bytes = enc(text);
@@ -200,5 +203,32 @@ describe('the PostgreSQL store', () => {
     expect(store.getBlob(sha256(enc('orphan')))).toBeNull();
     expect(store.getBlob(kept)).not.toBeNull();
     store.close();
+  });
+});
+
+describe('two hosts in one process, on one PostgreSQL store', () => {
+  test('the review page lists another host’s draft with the host that made it; the maker’s own list does not', async () => {
+    const url = await freshDatabase();
+    const hosts = await Promise.all(
+      ['alpha', 'beta'].map(async (id) => {
+        const root = tempDir(`ws-pghost-${id}-`);
+        writeFiles(root, { 'a.txt': 'shared text\n' });
+        const host = await openHost(pgConfig(root, [{ name: 'work', path: '.' }], url, id), { watch: false });
+        return { host, mount: host.workspace.mounts[0] as StoreMount };
+      }),
+    );
+    try {
+      const [alpha, beta] = hosts;
+      for (const h of hosts) expect((await h.mount.read('a.txt')).kind).toBe('file');
+      expect((await alpha.mount.commit([{ path: 'a.txt', bytes: enc('alpha drafted this\n') }])).ok).toBe(true);
+      const listed = await beta.mount.review.list(true);
+      if (!listed.ok) throw new Error(listed.message);
+      expect(listed.entries.map((e) => [e.path, e.kind, e.alsoOn])).toEqual([['a.txt', 'draft', ['alpha']]]);
+      const own = await alpha.mount.review.list(true);
+      if (!own.ok) throw new Error(own.message);
+      expect(own.entries.map((e) => [e.path, e.kind, e.alsoOn])).toEqual([['a.txt', 'draft', undefined]]);
+    } finally {
+      for (const h of hosts) h.host.close();
+    }
   });
 });
