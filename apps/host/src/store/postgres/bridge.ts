@@ -10,7 +10,15 @@ import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from '
 
 /** What the main thread asks the Worker. */
 export type Request =
-  | { readonly id: number; readonly op: 'query'; readonly text: string; readonly params: readonly unknown[]; readonly epoch?: number }
+  | {
+      readonly id: number;
+      readonly op: 'query';
+      readonly text: string;
+      readonly params: readonly unknown[];
+      readonly epoch?: number;
+      /** A statement sent just before this one on the same connection, pipelined (a transaction's BEGIN). */
+      readonly first?: string;
+    }
   | { readonly id: number; readonly op: 'close' };
 
 /** What the Worker answers; `epoch` counts the connections it has made (a new one holds no session locks). */
@@ -45,12 +53,13 @@ export class SyncConnection {
    * connection was lost since, it answers so without running (it would otherwise run
    * outside the transaction, or without the lock, the session held).
    */
-  query(text: string, params: readonly unknown[] = [], session?: string): Reply {
+  query(text: string, params: readonly unknown[] = [], session?: string, first?: string): Reply {
     const id = this.nextId++;
-    if (session === undefined) return this.send({ id, op: 'query', text, params });
+    const before = first === undefined ? {} : { first };
+    if (session === undefined) return this.send({ id, op: 'query', text, params, ...before });
     const [generation, epoch] = session.split('.').map(Number);
     if (generation !== this.generation || this.worker === undefined) return { id, ok: false, message: 'the connection was lost', lost: true, epoch: -1 };
-    return this.send({ id, op: 'query', text, params, epoch });
+    return this.send({ id, op: 'query', text, params, epoch, ...before });
   }
 
   /** Which session answered last: two replies of one epoch came over one session. */

@@ -24,6 +24,8 @@ import type { BlobLookup, BranchInfo, ReviewNote, Store, TreeFile, Version } fro
 import type { Reply, SyncConnection } from './bridge.ts';
 import { PgStoreError, pgFaultKind, pgWords, shownUrl } from './faults.ts';
 
+/** How many blobs one statement of a batched read asks for. */
+const BLOB_CHUNK = 256;
 /** How many blobs one transaction of the background indexer adds. */
 const INDEX_BATCH = 32;
 /** Blobs at least this long are looked up before they are sent (most are already stored). */
@@ -165,12 +167,16 @@ export class PgStore implements Store {
     if (!this.open) throw new StoreError(`The store at ${this.path} is closed.`);
     if (this.hold?.failed) throw this.hold.failed;
     if (this.txSession === undefined && (doing === 'written' || this.hold !== undefined)) {
-      const begun = this.conn.query('BEGIN ISOLATION LEVEL SERIALIZABLE', [], this.hold?.session);
-      if (!begun.ok) throw this.fault(begun, doing);
-      this.txSession = this.conn.session(begun);
+      // The transaction's BEGIN goes with its first statement, pipelined.
+      const reply = this.conn.query(text, params, this.hold?.session, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
+      // A statement that failed ended the transaction its BEGIN opened.
+      if (reply.ok) this.txSession = this.conn.session(reply);
+      else if (!reply.lost) this.conn.query('ROLLBACK', [], this.hold?.session);
       this.txSerial++;
       this.txWrites = 0;
       this.txShared = false;
+      if (!reply.ok) throw this.fault(reply, doing);
+      return reply.rows;
     }
     const reply = this.conn.query(text, params, this.txSession ?? this.hold?.session);
     if (!reply.ok) throw this.fault(reply, doing);
@@ -357,8 +363,12 @@ export class PgStore implements Store {
   getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array> {
     const found = new Map<Hash, Uint8Array>();
     if (hashes.length === 0) return found;
-    for (const r of this.sql('SELECT hash, codec, bytes FROM ws.blob WHERE hash = ANY($1::text[])', [[...hashes]], 'read')) {
-      found.set(String(r.hash), unpackBlob(String(r.codec), r.bytes as Uint8Array));
+    // A few hundred at a time: one answer is one message from the Worker, held whole.
+    for (let at = 0; at < hashes.length; at += BLOB_CHUNK) {
+      const chunk = hashes.slice(at, at + BLOB_CHUNK);
+      for (const r of this.sql('SELECT hash, codec, bytes FROM ws.blob WHERE hash = ANY($1::text[])', [chunk], 'read')) {
+        found.set(String(r.hash), unpackBlob(String(r.codec), r.bytes as Uint8Array));
+      }
     }
     return found;
   }

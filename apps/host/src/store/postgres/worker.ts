@@ -61,7 +61,13 @@ async function answer(req: Request): Promise<Reply> {
   const db = connection();
   const at = epoch;
   try {
-    const rows = req.params.length === 0 ? await db.unsafe(req.text) : await db.unsafe(req.text, req.params as never[]);
+    // Sent together, in order, so the client may pipeline them: one wait for the server, not two.
+    const first = req.first === undefined ? undefined : db.unsafe(req.first);
+    const running = req.params.length === 0 ? db.unsafe(req.text) : db.unsafe(req.text, req.params as never[]);
+    const [began, ran] = await Promise.allSettled([first, running]);
+    if (began.status === 'rejected') throw began.reason;
+    if (ran.status === 'rejected') throw ran.reason;
+    const rows = ran.value;
     return { id: req.id, ok: true, rows: [...(rows as Record<string, unknown>[])], epoch: at };
   } catch (err) {
     const state = sqlState(err);
