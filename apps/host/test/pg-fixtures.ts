@@ -12,6 +12,7 @@ import { checkConfig, type HostConfig } from '../src/config.ts';
 
 let cluster: OwnCluster | undefined;
 let made = 0;
+let told = false;
 
 /** The directory of PostgreSQL's server programs (initdb, pg_ctl). */
 function serverBin(): string | undefined {
@@ -69,11 +70,18 @@ export function startCluster(): OwnCluster {
 /** The cluster's maintenance database URL. */
 export function clusterUrl(): string {
   const given = process.env.WS_TEST_PG_URL;
-  if (given !== undefined && given !== '') return given;
+  if (given !== undefined && given !== '') {
+    if (!told) console.log(`pg tests: the cluster at WS_TEST_PG_URL (${given})`);
+    told = true;
+    return given;
+  }
   if (process.env.CI === '1' || process.env.CI === 'true') {
     throw new Error('WS_TEST_PG_URL is not set: under CI the PostgreSQL store tests need the cluster .ci/run starts (it sets WS_TEST_PG_URL).');
   }
-  cluster ??= startCluster();
+  if (cluster === undefined) {
+    cluster = startCluster();
+    console.log(`pg tests: a throwaway cluster started here (${cluster.url})`);
+  }
   return cluster.url;
 }
 
