@@ -5,6 +5,7 @@
  * change of one path — within one transaction and across an operation's barriers.
  */
 import { describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
 import type { VersionCause } from '@ws/reconcile';
 import { sha256 } from '../src/host.ts';
 import { PgStoreError } from '../src/store/postgres/faults.ts';
@@ -203,6 +204,57 @@ describe('the PostgreSQL store', () => {
     expect(store.getBlob(sha256(enc('orphan')))).toBeNull();
     expect(store.getBlob(kept)).not.toBeNull();
     store.close();
+  });
+});
+
+describe('the PostgreSQL store’s lock', () => {
+  test('one operation at a time per (host, roots): the same host waits, another host does not, and a killed holder lets go', async () => {
+    const url = await freshDatabase();
+    const a1 = await openPgStore(url, { host: 'a', roots: ['/r'] });
+    const a2 = await openPgStore(url, { host: 'a', roots: ['/r'] });
+    const b = await openPgStore(url, { host: 'b', roots: ['/r'] });
+    const events: string[] = [];
+    const first = a1.lock.run(async () => {
+      events.push('a1 starts');
+      await Bun.sleep(400);
+      events.push('a1 ends');
+    });
+    await Bun.sleep(100);
+    await Promise.all([a2.lock.run(async () => void events.push('a2')), b.lock.run(async () => void events.push('b')), first]);
+    expect(events).toEqual(['a1 starts', 'b', 'a1 ends', 'a2']);
+
+    // A holder killed with SIGKILL holds nothing: its session, and the lock with it, end.
+    const child = Bun.spawn(
+      [
+        'bun',
+        '-e',
+        `import { openPgStore } from ${JSON.stringify(join(import.meta.dir, '../src/store/postgres/open.ts'))};
+         const { lock } = await openPgStore(${JSON.stringify(url)}, { host: 'a', roots: ['/r'] });
+         await lock.run(async () => { console.log('holding'); await new Promise(() => {}); });`,
+      ],
+      { stdout: 'pipe', stderr: 'pipe' },
+    );
+    const reader = child.stdout.getReader();
+    let out = '';
+    while (!out.includes('holding')) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error('the child ended before it held the lock');
+      out += new TextDecoder().decode(chunk.value);
+    }
+    let got = false;
+    const waiting = a2.lock.run(async () => {
+      got = true;
+    });
+    await Bun.sleep(300);
+    expect(got).toBe(false);
+    child.kill('SIGKILL');
+    await child.exited;
+    await waiting;
+    expect(got).toBe(true);
+    for (const s of [a1, a2, b]) {
+      s.lock.close();
+      s.store.close();
+    }
   });
 });
 
