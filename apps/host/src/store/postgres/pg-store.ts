@@ -404,7 +404,10 @@ export class PgStore implements Store {
       if (wasHash !== null) this.putTombstone(branch, mount, path, { base: { kind: 'text', hash: wasHash } }, undefined);
     } else {
       // S holds a file again: no host has a deletion of it to carry out.
-      if (was === undefined) this.write('DELETE FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
+      if (was === undefined) {
+        this.write('DELETE FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
+        this.hold?.tombstones.set(`${branch}\u0000${mount}\u0000${path}`, null);
+      }
       this.write(
         'INSERT INTO ws.tree (branch, mount, path, hash, size, mode, seq) VALUES ($1, $2, $3, $4, $5, $6, $7) ' +
           'ON CONFLICT (branch, mount, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mode = excluded.mode, seq = excluded.seq',
@@ -452,8 +455,15 @@ export class PgStore implements Store {
   }
 
   setMark(branch: string, mount: string, path: string, mark: BranchMark | null): void {
-    const [row] = this.sql('SELECT record FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], 'written');
-    const shared = parseShared(row?.record);
+    // The shared tombstone as this operation read it (one another host made since stays unsettled here).
+    const key = `${branch}\u0000${mount}\u0000${path}`;
+    const known = this.hold?.tombstones;
+    let shared: SharedMark | null;
+    if (known?.has(key)) shared = known.get(key) ?? null;
+    else {
+      const [row] = this.sql('SELECT record FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], 'written');
+      shared = parseShared(row?.record);
+    }
     let cleared: string | null = null;
     if (mark?.tombstone) {
       // A workspace deletion: every host's (the same one again keeps its id, so no host that settled it sees it anew).
@@ -461,7 +471,7 @@ export class PgStore implements Store {
       if (!same) this.putTombstone(branch, mount, path, mark.tombstone, shared?.id);
     } else if (shared !== null) {
       // This host has nothing left to do for the tombstone it read (one it did not read stays for it).
-      cleared = this.tombstoneSeen(branch, mount, path) ?? shared.id;
+      cleared = shared.id;
     }
     const own: OwnMark = { origin: mark?.origin ?? null, conflict: mark?.conflict ?? null, cleared };
     this.write(
@@ -479,18 +489,14 @@ export class PgStore implements Store {
       [branch, mount, path, JSON.stringify(mark)],
       true,
     );
-    this.hold?.tombstones.set(`${branch}\u0000${mount}\u0000${path}`, mark.id);
+    this.hold?.tombstones.set(`${branch}\u0000${mount}\u0000${path}`, mark);
   }
 
-  /** Remembers the shared tombstone an operation read, so settling it settles that one and no later one. */
+  /** Remembers the shared tombstone (or none) an operation read, so settling it settles that one and no later one. */
   private sawTombstone(branch: string, mount: string, path: string, shared: SharedMark | null): void {
     const key = `${branch}\u0000${mount}\u0000${path}`;
     const seen = this.hold?.tombstones;
-    if (seen !== undefined && !seen.has(key) && shared !== null) seen.set(key, shared.id);
-  }
-
-  private tombstoneSeen(branch: string, mount: string, path: string): string | undefined {
-    return this.hold?.tombstones.get(`${branch}\u0000${mount}\u0000${path}`);
+    if (seen !== undefined && !seen.has(key)) seen.set(key, shared);
   }
 
   rootIdentity(mount: string): string | null {
@@ -771,8 +777,8 @@ interface Hold {
   readonly session: string;
   /** The tree entry each path had when the operation first read it (or last wrote it). */
   readonly seen: Map<string, Hash | null>;
-  /** The id of the shared tombstone each path had when the operation first read it (or wrote it). */
-  readonly tombstones: Map<string, string>;
+  /** The shared tombstone (or none) each path had when the operation first read it (or wrote it). */
+  readonly tombstones: Map<string, SharedMark | null>;
   /** The conflict or lost connection that ended the operation's transaction. */
   failed: PgStoreError | undefined;
   /** A barrier of the operation committed shared records (trees, marks): running it again is no longer safe. */
