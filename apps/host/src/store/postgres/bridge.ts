@@ -42,7 +42,7 @@ export class SyncConnection {
   private nextId = 1;
   /** Bumped when a Worker is ended: its connections' epochs no longer count. */
   private generation = 0;
-  /** Statements sent, over the life of the connection (each one round trip to the server). */
+  /** Statements sent, over the life of the connection (each one round trip to the server; a BEGIN sent with a statement counts too). */
   sent = 0;
 
   constructor(private readonly url: string) {}
@@ -100,7 +100,7 @@ export class SyncConnection {
 
   private send(req: Request): Reply {
     const { port } = this.start();
-    this.sent++;
+    this.sent += req.op === 'query' && req.first !== undefined ? 2 : 1;
     Atomics.store(this.flag, 0, 0);
     port.postMessage(req);
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;

@@ -167,7 +167,7 @@ export class PgStore implements Store {
     if (!this.open) throw new StoreError(`The store at ${this.path} is closed.`);
     if (this.hold?.failed) throw this.hold.failed;
     if (this.txSession === undefined && (doing === 'written' || this.hold !== undefined)) {
-      // The transaction's BEGIN goes with its first statement, pipelined.
+      // The transaction's BEGIN goes with its first statement: one message to the Worker, not two.
       const reply = this.conn.query(text, params, this.hold?.session, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
       // A statement that failed ended the transaction its BEGIN opened.
       if (reply.ok) this.txSession = this.conn.session(reply);

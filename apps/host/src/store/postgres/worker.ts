@@ -61,7 +61,7 @@ async function answer(req: Request): Promise<Reply> {
   const db = connection();
   const at = epoch;
   try {
-    // Sent together, in order, so the client may pipeline them: one wait for the server, not two.
+    // Handed to the client together, in order (one message from the main thread; the server still answers each).
     const first = req.first === undefined ? undefined : db.unsafe(req.first);
     const running = req.params.length === 0 ? db.unsafe(req.text) : db.unsafe(req.text, req.params as never[]);
     const [began, ran] = await Promise.allSettled([first, running]);
