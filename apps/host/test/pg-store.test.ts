@@ -216,7 +216,8 @@ describe('the PostgreSQL store’s lock', () => {
     const events: string[] = [];
     const first = a1.lock.run(async () => {
       events.push('a1 starts');
-      await Bun.sleep(400);
+      // Long enough that the other host's operation, which does not wait, ends first even on a busy machine.
+      await Bun.sleep(1500);
       events.push('a1 ends');
     });
     await Bun.sleep(100);
