@@ -259,6 +259,41 @@ describe('the PostgreSQL store’s lock', () => {
   });
 });
 
+describe('the PostgreSQL store’s lock is fair', () => {
+  test('a process of the same host gets in while another runs a steady stream of operations', async () => {
+    const url = await freshDatabase();
+    const busy = await openPgStore(url, { host: 'a', roots: ['/r'] });
+    const other = await openPgStore(url, { host: 'a', roots: ['/r'] });
+    let streaming = true;
+    let streamed = 0;
+    const stream = (async () => {
+      const until = Date.now() + 6000;
+      while (Date.now() < until) {
+        await busy.lock.run(async () => {
+          busy.store.read('main', 'work', 'a.txt');
+        });
+        streamed++;
+        // As requests arrive, between operations (both stand for processes here, in one event loop).
+        await new Promise((r) => setImmediate(r));
+      }
+      streaming = false;
+    })();
+    await Bun.sleep(200);
+    let inDuringStream = false;
+    await other.lock.run(async () => {
+      inDuringStream = streaming;
+    });
+    const after = streamed;
+    await stream;
+    expect(inDuringStream).toBe(true);
+    expect(streamed).toBeGreaterThan(after); // and the stream went on after it
+    for (const s of [busy, other]) {
+      s.lock.close();
+      s.store.close();
+    }
+  }, 30_000);
+});
+
 describe('two hosts in one process, on one PostgreSQL store', () => {
   test('the review page lists another host’s draft with the host that made it; the maker’s own list does not', async () => {
     const url = await freshDatabase();
