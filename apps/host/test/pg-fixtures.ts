@@ -54,16 +54,12 @@ export function startCluster(): OwnCluster {
     rmSync(dir, { recursive: true, force: true });
   });
   // A watchdog stops the cluster once this process is gone, however it ends (bun test
-  // does not always run exit handlers, and a killed process runs none).
-  const stopCmd = as([prog('pg_ctl'), '-D', data, '-m', 'immediate', 'stop'])
-    .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
-    .join(' ');
-  const watchdog = Bun.spawn(['sh', '-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCmd} >/dev/null 2>&1; rm -rf '${dir}'`], {
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: 'ignore',
-  });
-  watchdog.unref();
+  // runs no exit handlers and ends the processes it knows of, so the watchdog is a
+  // grandchild in a session of its own; a killed process runs no handlers either).
+  const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+  const stopCmd = as([prog('pg_ctl'), '-D', data, '-m', 'immediate', 'stop']).map(quote).join(' ');
+  const watch = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCmd} >/dev/null 2>&1; rm -rf ${quote(dir)}`;
+  Bun.spawnSync(['sh', '-c', `setsid sh -c ${quote(watch)} </dev/null >/dev/null 2>&1 &`], { stdout: 'ignore', stderr: 'ignore' });
   return { url: `postgres://ws@localhost/postgres?host=${dir}`, stop, start };
 }
 
