@@ -5,6 +5,7 @@
  * is allowed — never half-applied.
  */
 import { existsSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { isInside, kindAt, realOrSame, realParents } from './disk/contain.ts';
 
@@ -39,8 +40,15 @@ export interface HostConfig {
   readonly maxSessions: number;
   /** How long one grep may search before it answers what it found. */
   readonly grepTimeoutMs: number;
-  /** Absolute path of the SQLite store. */
+  /**
+   * Absolute path of the SQLite store; with `storeUrl`, where this host keeps its own
+   * files beside (the HTTP server's tokens), though no store is made there.
+   */
   readonly storePath: string;
+  /** A shared store on PostgreSQL (`[store] url`), instead of the SQLite file. */
+  readonly storeUrl?: string;
+  /** This host's id on a shared store (`[store] host`, default the machine's hostname). */
+  readonly storeHost: string;
   readonly mounts: readonly MountConfig[];
 }
 
@@ -55,12 +63,15 @@ export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_GREP_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024;
 export const DEFAULT_STORE_PATH = '.ws/store.sqlite';
+/** With `[store] url`: where the host's own files go (the HTTP tokens at `.ws/shared-store.token`); nothing is made at the path itself. */
+export const SHARED_STORE_LOCAL = '.ws/shared-store';
 export const DEFAULT_IGNORE: readonly string[] = ['node_modules/', '.git/', '*.log'];
 /** Paths an agent may read but never change, unless a person says otherwise. */
 export const DEFAULT_PROTECT: readonly string[] = ['.git/'];
 
 const TOP_KEYS = ['resultMaxChars', 'sessionIdleSeconds', 'maxSessions', 'grepTimeoutMs', 'store', 'mount'] as const;
-const STORE_KEYS = ['path'] as const;
+const STORE_KEYS = ['path', 'url', 'host'] as const;
+const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
 const MOUNT_KEYS = [
   'name',
   'path',
@@ -84,6 +95,8 @@ grepTimeoutMs = 10000           # a grep answers what it found after this long, 
 
 [store]
 path = ".ws/store.sqlite"       # the embedded SQLite store (drafts, branches, evidence)
+# url = "postgres://ws@db.example/ws"   # or a store shared by several machines (instead of path)
+# host = "build-box"            # this machine's id on a shared store (default: its hostname)
 
 [[mount]]
 name = "work"                   # the path prefix: work/src/a.ts
@@ -171,6 +184,12 @@ class Checker {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
+/** The machine's hostname as a host id (characters a host id can't hold become "-"). */
+function defaultHostId(): string {
+  const name = (hostname() || 'localhost').replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 100);
+  return /^[A-Za-z0-9]/.test(name) ? name : `h${name.slice(0, 99)}`;
+}
+
 /**
  * Checks a parsed TOML document and makes its paths absolute against `baseDir`.
  * `file` names the source in error sentences.
@@ -187,8 +206,17 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
   const store = doc.store ?? {};
   if (!isTable(store)) c.fail('store', 'must be a table ([store]).');
   c.onlyKeys(store, 'store', STORE_KEYS);
+  const storeUrl = c.string(store, 'url', 'store.');
+  if (storeUrl !== undefined) {
+    if (store.path !== undefined) c.fail('store.url', 'and store.path are both set; a store is one or the other (a SQLite file, or a PostgreSQL URL).');
+    if (!/^postgres(ql)?:\/\/./.test(storeUrl)) c.fail('store.url', 'must be a PostgreSQL URL ("postgres://user@host/database", or postgresql://).');
+  }
+  const storeHost = c.string(store, 'host', 'store.') ?? defaultHostId();
+  if (!HOST_ID.test(storeHost)) {
+    c.fail('store.host', `"${storeHost}" must be up to 100 letters, digits, "_", ".", ":" or "-" (it names this machine on a shared store).`);
+  }
   // Symlinks of existing directories resolved, so the store compares with the (real) roots.
-  const storePath = realParents(resolve(baseDir, c.string(store, 'path', 'store.') ?? DEFAULT_STORE_PATH));
+  const storePath = realParents(resolve(baseDir, c.string(store, 'path', 'store.') ?? (storeUrl === undefined ? DEFAULT_STORE_PATH : SHARED_STORE_LOCAL)));
   if (kindAt(storePath) === 'directory') {
     c.fail('store.path', `"${storePath}" is a directory; name the store's file, e.g. ".ws/store.sqlite".`);
   }
@@ -241,7 +269,17 @@ export function checkConfig(doc: unknown, file: string, baseDir: string): HostCo
       }
     }
   }
-  return { source: file, resultMaxChars, sessionIdleSeconds, maxSessions, grepTimeoutMs, storePath, mounts };
+  return {
+    source: file,
+    resultMaxChars,
+    sessionIdleSeconds,
+    maxSessions,
+    grepTimeoutMs,
+    storePath,
+    ...(storeUrl === undefined ? {} : { storeUrl }),
+    storeHost,
+    mounts,
+  };
 }
 
 /**

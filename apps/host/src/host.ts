@@ -14,8 +14,8 @@ import { grepWorkers } from './grep/runner.ts';
 import { type Indexer, startIndexer } from './index/indexer.ts';
 import { directMount } from './mounts/direct.ts';
 import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
-import { type Lock, StoreLock } from './store/lock.ts';
-import { openStore } from './store/open-store.ts';
+import type { Lock } from './store/lock.ts';
+import { openConfiguredStore } from './store/open-store.ts';
 import type { BranchInfo, Store } from './store/store.ts';
 import { type Watching, watchMounts } from './watch.ts';
 
@@ -76,14 +76,7 @@ function settlingLock(lock: Lock, store: Store | undefined): Lock {
 /** Opens the host for a configuration: the store (under its lock), the mounts, recovery, watchers. */
 export async function openHost(config: HostConfig, options: HostOptions): Promise<Host> {
   const anyStore = config.mounts.some((m) => m.backend === 'store');
-  const storeLock = new StoreLock(config.storePath);
-  let store: Store | undefined;
-  try {
-    store = anyStore ? await openStore(config.storePath, { lock: storeLock, ...options.store }) : undefined;
-  } catch (err) {
-    storeLock.close();
-    throw err;
-  }
+  const { store, lock: storeLock } = await openConfiguredStore(config, { open: anyStore, ...options.store });
   const lock = settlingLock(storeLock, store);
   // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call;
   // the mounts hand them files to search ahead, on every core.

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_FILE_SIZE, checkConfig, defaultConfig, loadConfig } from '../src/config.ts';
 import { tempDir } from './fixtures.ts';
@@ -114,6 +115,22 @@ describe('config', () => {
     const err = await loadConfig(dir, '.').catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toBe(`${dir}: is a directory; name the config file, e.g. ws.toml.`);
+  });
+
+  test('[store] url makes a shared store: one of path and url, a PostgreSQL URL, and a host id defaulting to the hostname', () => {
+    const dir = tempDir();
+    const mount = [{ name: 'w', path: '.' }];
+    const shared = checkConfig({ store: { url: 'postgres://ws@db/ws', host: 'ci-3' }, mount }, 'ws.toml', dir);
+    expect(shared).toMatchObject({ storeUrl: 'postgres://ws@db/ws', storeHost: 'ci-3', storePath: join(dir, '.ws/shared-store') });
+    const local = checkConfig({ mount }, 'ws.toml', dir);
+    expect(local.storeUrl).toBeUndefined();
+    expect(local.storeHost).toBe(hostname().replace(/[^A-Za-z0-9_.:-]/g, '-') || 'localhost');
+    expect(configError({ store: { url: 'postgres://ws@db/ws', path: 's.sqlite' }, mount }, dir)).toContain('store.url and store.path are both set');
+    const badUrl = configError({ store: { url: 'mysql://root:hunter2@db/ws' }, mount }, dir);
+    expect(badUrl).toContain('store.url must be a PostgreSQL URL');
+    expect(badUrl).not.toContain('hunter2');
+    expect(configError({ store: { url: 'postgres://db/ws', host: 'a b' }, mount }, dir)).toContain('store.host "a b" must be');
+    expect(configError({ store: { url: 'postgres://db/ws', hosts: 'x' }, mount }, dir)).toContain('allowed here: path, url, host');
   });
 
   test('a store path that is a directory is refused', () => {

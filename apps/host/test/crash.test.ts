@@ -15,18 +15,23 @@ import { loadConfig } from '../src/config.ts';
 import { openHost, sha256 } from '../src/host.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 import { writeFiles } from './host-fixtures.ts';
+import { freshDatabase } from './pg-fixtures.ts';
 
-const TRIALS = 50;
+/** Trials per engine: the shared store's take longer (a round trip per statement). */
+const ENGINES = [
+  { name: 'SQLite', trials: 50, store: async (dir: string) => `path = "${join(dir, 'store.sqlite')}"` },
+  { name: 'PostgreSQL', trials: 25, store: async () => `url = "${await freshDatabase()}"\nhost = "crash-host"` },
+];
 const FILES = 120;
 const seed = Number(process.env.WS_SEED ?? Date.now() % 1_000_000);
 
-
-test(`a materialize killed at random moments loses no draft and no disk change (${TRIALS} trials, seed ${seed})`, async () => {
+for (const { name: engine, trials: TRIALS, store: storeLines } of ENGINES)
+test(`a materialize killed at random moments loses no draft and no disk change (${engine} store, ${TRIALS} trials, seed ${seed})`, async () => {
   const rand = seededRandom(seed);
   const root = tempDir('ws-crash-');
   const storeDir = tempDir('ws-crash-store-');
   const configFile = join(storeDir, 'ws.toml');
-  writeFileSync(configFile, `[store]\npath = "${join(storeDir, 'store.sqlite')}"\n[[mount]]\nname = "work"\npath = "${root}"\n`);
+  writeFileSync(configFile, `[store]\n${await storeLines(storeDir)}\n[[mount]]\nname = "work"\npath = "${root}"\n`);
   const names = Array.from({ length: FILES }, (_, i) => `d${i % 7}/f${i}.txt`);
   writeFiles(root, Object.fromEntries(names.map((n) => [n, `initial ${n}\n`])));
   const config = await loadConfig(storeDir, configFile);
@@ -165,7 +170,7 @@ test(`a materialize killed at random moments loses no draft and no disk change (
     expect(unsettled.map((e) => `${e.path}: ${e.state}`)).toEqual([]);
     host.close();
   }
-  console.log(`crash test: ${killedMidway} of ${TRIALS} kills landed inside materialize`);
+  console.log(`crash test (${engine}): ${killedMidway} of ${TRIALS} kills landed inside materialize`);
   // The kills must land inside materialize often enough to mean something.
   expect(killedMidway).toBeGreaterThan(TRIALS / 5);
 }, 300_000);

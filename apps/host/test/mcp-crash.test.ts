@@ -5,7 +5,14 @@
  */
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readFileSync, watch } from 'node:fs';
-import { connectStdio, makeWorkspace, mcpCall } from './ws-process.ts';
+import { freshDatabase } from './pg-fixtures.ts';
+import { type SharedStore, connectStdio, makeWorkspace, mcpCall } from './ws-process.ts';
+
+/** Each store engine: the SQLite file, and a PostgreSQL database. */
+const ENGINES: { name: string; store: () => Promise<string | SharedStore> }[] = [
+  { name: 'SQLite', store: async () => '.ws/store.sqlite' },
+  { name: 'PostgreSQL', store: async () => ({ url: await freshDatabase() }) },
+];
 
 // Each test starts real `ws` processes, which takes seconds on a busy machine; as the package's test script allows, even when a file is run alone.
 setDefaultTimeout(120_000);
@@ -25,9 +32,9 @@ async function gone(pid: number): Promise<void> {
   }
 }
 
-describe('ws mcp killed mid-call loses no draft', () => {
+for (const engine of ENGINES) describe(`ws mcp killed mid-call loses no draft (${engine.name} store)`, () => {
   test('writes in flight when it is killed: every answered write is kept, and the rest are whole or absent', async () => {
-    const w = makeWorkspace([{ name: 'work', backend: 'store' }]);
+    const w = makeWorkspace([{ name: 'work', backend: 'store' }], await engine.store());
     const first = await connectStdio(w.config, w.dir);
     const answered = new Set<number>();
     // Many more writes than can finish between the first answer and the kill, even on a busy machine.
@@ -69,7 +76,7 @@ describe('ws mcp killed mid-call loses no draft', () => {
 
   test('a materialize killed part way: after a restart every draft reads back and materializes exactly', async () => {
     const N = 400;
-    const w = makeWorkspace([{ name: 'work', backend: 'store' }]);
+    const w = makeWorkspace([{ name: 'work', backend: 'store' }], await engine.store());
     const first = await connectStdio(w.config, w.dir);
     for (let i = 0; i < N; i++) {
       expect((await mcpCall(first.client, 'write', { path: `work/${name(i)}`, content: content(i) })).isError).toBe(false);

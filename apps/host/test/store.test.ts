@@ -7,13 +7,15 @@ import { sha256 } from '../src/host.ts';
 import { MIGRATIONS } from '../src/store/schema.ts';
 import { SCHEMA_VERSION } from '../src/store/schema.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { type SqliteStore, StoreError } from '../src/store/sqlite-store.ts';
+import { StoreError } from '../src/store/sqlite-store.ts';
+import type { Store } from '../src/store/store.ts';
 import { enc, tempDir } from './fixtures.ts';
 import { storeHost } from './host-fixtures.ts';
+import { STORE_ENGINES } from './store-engines.ts';
 
 const storePath = () => join(tempDir('ws-store-'), 'nested/dir/store.sqlite');
 
-function put(store: SqliteStore, branch: string, path: string, text: string, cause: VersionCause = { source: 'write' }, mode: number | null = null) {
+function put(store: Store, branch: string, path: string, text: string, cause: VersionCause = { source: 'write' }, mode: number | null = null) {
   const bytes = enc(text);
   const hash = sha256(bytes);
   store.putBlob(hash, bytes);
@@ -50,100 +52,6 @@ describe('the SQLite store', () => {
     db.close();
   });
 
-  test('a branch is created from the selected one, and switching changes S for every path', async () => {
-    const store = await openStore(storePath());
-    put(store, 'main', 'a.txt', 'main text');
-    store.barrier();
-    store.createBranch('feature');
-    expect(store.read('feature', 'work', 'a.txt').tree).toEqual(store.read('main', 'work', 'a.txt').tree);
-    put(store, 'feature', 'a.txt', 'feature text');
-    store.barrier();
-    store.selectBranch('feature');
-    expect(store.selectedBranch()).toBe('feature');
-    expect(store.branches().map((b) => [b.name, b.selected, b.createdFrom])).toEqual([
-      ['main', false, null],
-      ['feature', true, 'main'],
-    ]);
-    const main = store.read('main', 'work', 'a.txt').tree!;
-    const feature = store.read('feature', 'work', 'a.txt').tree!;
-    expect(new TextDecoder().decode(store.getBlob(main.hash)!)).toBe('main text');
-    expect(new TextDecoder().decode(store.getBlob(feature.hash)!)).toBe('feature text');
-    store.close();
-  });
-
-  test('every change to a tree is in the history, newest first, with its source, a sequence number and time, and reads back', async () => {
-    const store = await openStore(storePath());
-    const h1 = put(store, 'main', 'a.txt', 'v1', { source: 'disk' });
-    put(store, 'main', 'a.txt', 'v1', { source: 'disk' }, 0o644); // a mode alone is no version
-    const h2 = put(store, 'main', 'a.txt', 'v2', { source: 'edit' });
-    store.addVersion('main', 'work', 'a.txt', { hash: h2, size: 2, mode: null }, { source: 'materialize' });
-    store.addVersion('main', 'work', 'a.txt', { hash: h2, size: 2, mode: null }, { source: 'materialize' }); // the same again: nothing
-    store.setTree('main', 'work', 'a.txt', null, { source: 'delete' });
-    store.setTree('main', 'work', 'a.txt', null, { source: 'delete' }); // nothing to remove: no version
-    store.barrier();
-    const versions = store.history('work', 'a.txt');
-    expect(versions.map((v) => [v.hash, v.source, v.size])).toEqual([
-      [null, 'delete', null],
-      [h2, 'materialize', 2],
-      [h2, 'edit', 2],
-      [h1, 'disk', 2],
-    ]);
-    expect(versions[1].seq).toBeGreaterThan(versions[2].seq);
-    expect(Number.isNaN(Date.parse(versions[0].at))).toBe(false);
-    expect(new TextDecoder().decode(store.getBlob(versions[3].hash!)!)).toBe('v1');
-    store.close();
-  });
-
-  test('history follows a move within the mount: the versions before the move, then the move, not the old path’s deletion', async () => {
-    const store = await openStore(storePath());
-    const h1 = put(store, 'main', 'a.txt', 'one', { source: 'disk' });
-    const h2 = put(store, 'main', 'a.txt', 'two', { source: 'edit' });
-    put(store, 'main', 'b.txt', 'two', { source: 'move', movedFrom: 'a.txt' });
-    store.setTree('main', 'work', 'a.txt', null, { source: 'move' });
-    put(store, 'main', 'a.txt', 'later', { source: 'write' }); // a new file at the old path is not b's
-    put(store, 'main', 'c.txt', 'two', { source: 'move', movedFrom: 'b.txt' });
-    store.setTree('main', 'work', 'b.txt', null, { source: 'move' });
-    store.barrier();
-    expect(store.history('work', 'c.txt').map((v) => [v.path, v.source, v.hash])).toEqual([
-      ['c.txt', 'move', h2],
-      ['b.txt', 'move', h2],
-      ['a.txt', 'edit', h2],
-      ['a.txt', 'disk', h1],
-    ]);
-    expect(store.history('work', 'a.txt').map((v) => v.source)).toEqual(['write', 'move', 'edit', 'disk']);
-    // One version by its id: the path's own, one a move brought, none of another path's.
-    const [cMove, , aEdit] = store.history('work', 'c.txt');
-    expect(store.version('work', 'c.txt', cMove.seq)).toEqual(cMove);
-    expect(store.version('work', 'c.txt', aEdit.seq)).toEqual(aEdit);
-    expect(store.version('work', 'a.txt', cMove.seq)).toBeNull();
-    expect(store.version('other', 'c.txt', cMove.seq)).toBeNull();
-    store.close();
-  });
-
-  test('a branch switch records a version of each path whose workspace copy it changes, in the same transaction', async () => {
-    const store = await openStore(storePath());
-    put(store, 'main', 'same.txt', 'same');
-    put(store, 'main', 'changed.txt', 'main');
-    put(store, 'main', 'main-only.txt', 'main');
-    store.barrier();
-    store.createBranch('feature');
-    store.setTree('feature', 'work', 'main-only.txt', null, { source: 'delete' });
-    const hf = put(store, 'feature', 'changed.txt', 'feature');
-    const hn = put(store, 'feature', 'new.txt', 'new');
-    store.barrier();
-    const before = (p: string) => store.history('work', p).length;
-    const counts = ['same.txt', 'changed.txt', 'main-only.txt', 'new.txt'].map(before);
-    store.selectBranch('feature');
-    store.selectBranch('main');
-    const sources = (p: string) => store.history('work', p).slice(0, 2).map((v) => [v.branch, v.source, v.hash]);
-    expect(['same.txt', 'changed.txt', 'main-only.txt', 'new.txt'].map(before)).toEqual([counts[0], counts[1] + 2, counts[2] + 2, counts[3] + 2]);
-    expect(sources('changed.txt')).toEqual([['main', 'branch-switch', sha256(enc('main'))], ['feature', 'branch-switch', hf]]);
-    expect(sources('new.txt')).toEqual([['main', 'branch-switch', null], ['feature', 'branch-switch', hn]]);
-    store.selectBranch('main'); // already selected: nothing
-    expect(before('new.txt')).toBe(counts[3] + 2);
-    store.close();
-  });
-
   test('a store of schema 1 is migrated: its versions stay, as write or delete', async () => {
     const path = storePath();
     (await openStore(path)).close();
@@ -177,16 +85,6 @@ describe('the SQLite store', () => {
     after.close();
   });
 
-  test('a scan finds every recorded path beneath a directory and not its neighbours', async () => {
-    const store = await openStore(storePath());
-    for (const p of ['a', 'a/b', 'a/b/c', 'ab', 'a.txt', 'b/a']) put(store, 'main', p, p);
-    store.setEvidence('work', 'a/e', { kind: 'text', hash: 'h', size: 1, mode: null, fingerprint: null });
-    store.barrier();
-    expect([...store.scan('main', 'work', 'a')].map((s) => s.path).sort()).toEqual(['a', 'a/b', 'a/b/c', 'a/e']);
-    expect([...store.scan('main', 'work', '')].length).toBe(7);
-    store.close();
-  });
-
   test('a store made by a newer ws is refused and left as it was', async () => {
     const path = storePath();
     (await openStore(path)).close();
@@ -215,25 +113,133 @@ describe('the SQLite store', () => {
     expect(Buffer.compare(readFileSync(path), bytes)).toBe(0);
   });
 
-  test('writes behind a barrier survive a killed process; writes after it do not', async () => {
-    const path = storePath();
-    (await openStore(path)).close();
-    const script = `
-      import { openStore } from ${JSON.stringify(join(import.meta.dir, '../src/store/open-store.ts'))};
-      const store = await openStore(${JSON.stringify(path)});
-      store.setEvidence('work', 'kept', { kind: 'text', hash: 'h1', size: 1, mode: null, fingerprint: null });
-      store.barrier();
-      store.setEvidence('work', 'lost', { kind: 'text', hash: 'h2', size: 1, mode: null, fingerprint: null });
-      process.kill(process.pid, 'SIGKILL');
-    `;
-    const child = Bun.spawn(['bun', '-e', script], { stderr: 'pipe' });
-    expect(await child.exited).not.toBe(0);
-    const store = await openStore(path);
-    expect(store.read('main', 'work', 'kept').evidence).not.toBeNull();
-    expect(store.read('main', 'work', 'lost').evidence).toBeNull();
-    store.close();
-  });
 });
+
+for (const engine of STORE_ENGINES) {
+  describe(`the store, on ${engine.name}`, () => {
+    test('a branch is created from the selected one, and switching changes S for every path', async () => {
+      const store = await (await engine.fresh()).open();
+      put(store, 'main', 'a.txt', 'main text');
+      store.barrier();
+      store.createBranch('feature');
+      expect(store.read('feature', 'work', 'a.txt').tree).toEqual(store.read('main', 'work', 'a.txt').tree);
+      put(store, 'feature', 'a.txt', 'feature text');
+      store.barrier();
+      store.selectBranch('feature');
+      expect(store.selectedBranch()).toBe('feature');
+      expect(store.branches().map((b) => [b.name, b.selected, b.createdFrom])).toEqual([
+        ['main', false, null],
+        ['feature', true, 'main'],
+      ]);
+      const main = store.read('main', 'work', 'a.txt').tree!;
+      const feature = store.read('feature', 'work', 'a.txt').tree!;
+      expect(new TextDecoder().decode(store.getBlob(main.hash)!)).toBe('main text');
+      expect(new TextDecoder().decode(store.getBlob(feature.hash)!)).toBe('feature text');
+      store.close();
+    });
+
+    test('every change to a tree is in the history, newest first, with its source, a sequence number and time, and reads back', async () => {
+      const store = await (await engine.fresh()).open();
+      const h1 = put(store, 'main', 'a.txt', 'v1', { source: 'disk' });
+      put(store, 'main', 'a.txt', 'v1', { source: 'disk' }, 0o644); // a mode alone is no version
+      const h2 = put(store, 'main', 'a.txt', 'v2', { source: 'edit' });
+      store.addVersion('main', 'work', 'a.txt', { hash: h2, size: 2, mode: null }, { source: 'materialize' });
+      store.addVersion('main', 'work', 'a.txt', { hash: h2, size: 2, mode: null }, { source: 'materialize' }); // the same again: nothing
+      store.setTree('main', 'work', 'a.txt', null, { source: 'delete' });
+      store.setTree('main', 'work', 'a.txt', null, { source: 'delete' }); // nothing to remove: no version
+      store.barrier();
+      const versions = store.history('work', 'a.txt');
+      expect(versions.map((v) => [v.hash, v.source, v.size])).toEqual([
+        [null, 'delete', null],
+        [h2, 'materialize', 2],
+        [h2, 'edit', 2],
+        [h1, 'disk', 2],
+      ]);
+      expect(versions[1].seq).toBeGreaterThan(versions[2].seq);
+      expect(Number.isNaN(Date.parse(versions[0].at))).toBe(false);
+      expect(new TextDecoder().decode(store.getBlob(versions[3].hash!)!)).toBe('v1');
+      store.close();
+    });
+
+    test('history follows a move within the mount: the versions before the move, then the move, not the old path’s deletion', async () => {
+      const store = await (await engine.fresh()).open();
+      const h1 = put(store, 'main', 'a.txt', 'one', { source: 'disk' });
+      const h2 = put(store, 'main', 'a.txt', 'two', { source: 'edit' });
+      put(store, 'main', 'b.txt', 'two', { source: 'move', movedFrom: 'a.txt' });
+      store.setTree('main', 'work', 'a.txt', null, { source: 'move' });
+      put(store, 'main', 'a.txt', 'later', { source: 'write' }); // a new file at the old path is not b's
+      put(store, 'main', 'c.txt', 'two', { source: 'move', movedFrom: 'b.txt' });
+      store.setTree('main', 'work', 'b.txt', null, { source: 'move' });
+      store.barrier();
+      expect(store.history('work', 'c.txt').map((v) => [v.path, v.source, v.hash])).toEqual([
+        ['c.txt', 'move', h2],
+        ['b.txt', 'move', h2],
+        ['a.txt', 'edit', h2],
+        ['a.txt', 'disk', h1],
+      ]);
+      expect(store.history('work', 'a.txt').map((v) => v.source)).toEqual(['write', 'move', 'edit', 'disk']);
+      // One version by its id: the path's own, one a move brought, none of another path's.
+      const [cMove, , aEdit] = store.history('work', 'c.txt');
+      expect(store.version('work', 'c.txt', cMove.seq)).toEqual(cMove);
+      expect(store.version('work', 'c.txt', aEdit.seq)).toEqual(aEdit);
+      expect(store.version('work', 'a.txt', cMove.seq)).toBeNull();
+      expect(store.version('other', 'c.txt', cMove.seq)).toBeNull();
+      store.close();
+    });
+
+    test('a branch switch records a version of each path whose workspace copy it changes, in the same transaction', async () => {
+      const store = await (await engine.fresh()).open();
+      put(store, 'main', 'same.txt', 'same');
+      put(store, 'main', 'changed.txt', 'main');
+      put(store, 'main', 'main-only.txt', 'main');
+      store.barrier();
+      store.createBranch('feature');
+      store.setTree('feature', 'work', 'main-only.txt', null, { source: 'delete' });
+      const hf = put(store, 'feature', 'changed.txt', 'feature');
+      const hn = put(store, 'feature', 'new.txt', 'new');
+      store.barrier();
+      const before = (p: string) => store.history('work', p).length;
+      const counts = ['same.txt', 'changed.txt', 'main-only.txt', 'new.txt'].map(before);
+      store.selectBranch('feature');
+      store.selectBranch('main');
+      const sources = (p: string) => store.history('work', p).slice(0, 2).map((v) => [v.branch, v.source, v.hash]);
+      expect(['same.txt', 'changed.txt', 'main-only.txt', 'new.txt'].map(before)).toEqual([counts[0], counts[1] + 2, counts[2] + 2, counts[3] + 2]);
+      expect(sources('changed.txt')).toEqual([['main', 'branch-switch', sha256(enc('main'))], ['feature', 'branch-switch', hf]]);
+      expect(sources('new.txt')).toEqual([['main', 'branch-switch', null], ['feature', 'branch-switch', hn]]);
+      store.selectBranch('main'); // already selected: nothing
+      expect(before('new.txt')).toBe(counts[3] + 2);
+      store.close();
+    });
+
+    test('a scan finds every recorded path beneath a directory and not its neighbours', async () => {
+      const store = await (await engine.fresh()).open();
+      for (const p of ['a', 'a/b', 'a/b/c', 'ab', 'a.txt', 'b/a']) put(store, 'main', p, p);
+      store.setEvidence('work', 'a/e', { kind: 'text', hash: 'h', size: 1, mode: null, fingerprint: null });
+      store.barrier();
+      expect([...store.scan('main', 'work', 'a')].map((s) => s.path).sort()).toEqual(['a', 'a/b', 'a/b/c', 'a/e']);
+      expect([...store.scan('main', 'work', '')].length).toBe(7);
+      store.close();
+    });
+
+    test('writes behind a barrier survive a killed process; writes after it do not', async () => {
+      const place = await engine.fresh();
+      (await place.open()).close();
+      const script = `
+        ${place.openCode}
+        store.setEvidence('work', 'kept', { kind: 'text', hash: 'h1', size: 1, mode: null, fingerprint: null });
+        store.barrier();
+        store.setEvidence('work', 'lost', { kind: 'text', hash: 'h2', size: 1, mode: null, fingerprint: null });
+        process.kill(process.pid, 'SIGKILL');
+      `;
+      const child = Bun.spawn(['bun', '-e', script], { stderr: 'pipe' });
+      expect(await child.exited).not.toBe(0);
+      const store = await place.open();
+      expect(store.read('main', 'work', 'kept').evidence).not.toBeNull();
+      expect(store.read('main', 'work', 'lost').evidence).toBeNull();
+      store.close();
+    });
+  });
+}
 
 describe('the store under a host', () => {
   test('the first read of a path records one small evidence row', async () => {

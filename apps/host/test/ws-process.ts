@@ -58,10 +58,19 @@ export interface MountSpec {
   readonly files?: Readonly<Record<string, string | Uint8Array>>;
 }
 
+/** A shared store in a test config: a PostgreSQL URL, and this host's id on it. */
+export interface SharedStore {
+  readonly url: string;
+  readonly host?: string;
+}
+
 /** A temporary directory with a `ws.toml` that mounts each spec's directory (`dir/<name>`). */
-export function makeWorkspace(mounts: readonly MountSpec[], storePath = '.ws/store.sqlite'): Workspace {
+export function makeWorkspace(mounts: readonly MountSpec[], store: string | SharedStore = '.ws/store.sqlite'): Workspace {
   const dir = tempDir('ws-cli-');
-  const lines = [`[store]`, `path = ${JSON.stringify(storePath)}`];
+  const lines =
+    typeof store === 'string'
+      ? [`[store]`, `path = ${JSON.stringify(store)}`]
+      : [`[store]`, `url = ${JSON.stringify(store.url)}`, `host = ${JSON.stringify(store.host ?? 'test-host')}`];
   for (const m of mounts) {
     mkdirSync(join(dir, m.name), { recursive: true });
     for (const [rel, content] of Object.entries(m.files ?? {})) {

@@ -12,7 +12,10 @@ import { dirname } from 'node:path';
 import { StoreError, storeFault, storeWords } from './faults.ts';
 import { type Lock, StoreLock } from './lock.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import type { HostConfig } from '../config.ts';
+import { openPgStore } from './postgres/open.ts';
 import { FIRST_BRANCH, SqliteStore } from './sqlite-store.ts';
+import type { Store } from './store.ts';
 
 /** How long a connection waits on SQLite's own lock before it answers "busy". */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -28,6 +31,29 @@ export interface OpenOptions {
   readonly lock?: Lock;
   /** Caps the store's size in pages (`PRAGMA max_page_count`): past it a write fails as on a full disk. */
   readonly maxPageCount?: number;
+}
+
+/**
+ * The configured store and its lock: the SQLite file at `[store] path` under `flock`, or
+ * the PostgreSQL database at `[store] url` under this host's advisory lock. Without a
+ * store-backed mount no store is opened (the lock still orders the host's operations).
+ */
+export async function openConfiguredStore(
+  config: HostConfig,
+  options: { readonly open: boolean; readonly maxPageCount?: number },
+): Promise<{ store: Store | undefined; lock: Lock }> {
+  if (config.storeUrl !== undefined && options.open) {
+    const roots = config.mounts.filter((m) => m.backend === 'store').map((m) => m.root);
+    return openPgStore(config.storeUrl, { host: config.storeHost, roots });
+  }
+  const lock = new StoreLock(config.storePath);
+  try {
+    const store = options.open ? await openStore(config.storePath, { lock, ...(options.maxPageCount === undefined ? {} : { maxPageCount: options.maxPageCount }) }) : undefined;
+    return { store, lock };
+  } catch (err) {
+    lock.close();
+    throw err;
+  }
 }
 
 /**

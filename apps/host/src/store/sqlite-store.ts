@@ -588,6 +588,11 @@ export class SqliteStore implements Store {
     return rows.map((r) => ({ path: r.path, rejected: r.rejected, accepted: r.accepted, merged: r.merged }));
   }
 
+  draftedElsewhere(): Map<string, readonly string[]> {
+    // One SQLite file is one host's store: no other host drafts in it.
+    return new Map();
+  }
+
   close(): void {
     if (!this.open) return;
     try {

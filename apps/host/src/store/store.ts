@@ -2,7 +2,8 @@
  * The store seam: everything the host and its mounts ask of a store, so a second engine
  * is "implement `Store` and `Lock`" and nothing above this folder changes. The one rule
  * (inherited from `@ws/reconcile`'s `StorePort`): every method is synchronous, so a pass
- * settles its records without yielding — see the host README, "A second store engine".
+ * settles its records without yielding — see the host README, "The store seam" and "A shared
+ * store on PostgreSQL".
  */
 import type { Hash, StorePort, TreeEntry, VersionSource } from '@ws/reconcile';
 
@@ -122,6 +123,12 @@ export interface Store extends StorePort {
    * Does nothing while a write transaction is open.
    */
   collectBlobs(graceMs: number, now?: number): { readonly marked: number; readonly removed: number };
+  /**
+   * The other hosts whose agents drafted each of `paths` on `branch` since the path was
+   * last materialized or taken in from a disk (a shared store's overlap view; a store of
+   * one host answers none). Paths no other host drafted are left out.
+   */
+  draftedElsewhere(branch: string, mount: string, paths: readonly string[]): Map<string, readonly string[]>;
   /** Commits anything open and lets go of the store. */
   close(): void;
 }

@@ -18,6 +18,8 @@ export interface ReviewEntry {
   readonly kind: 'draft' | 'deletion' | 'conflict';
   /** For a conflict: its kind (`@ws/reconcile`'s README, "Conflicts"). */
   readonly conflict?: string;
+  /** Other hosts whose agents drafted this path too (a shared store), where any did. */
+  readonly alsoOn?: readonly string[];
   /** Changes whenever the path's records change (the draft, what disk was last seen to hold): the page reloads the file then. */
   readonly stamp: string;
 }
@@ -168,7 +170,9 @@ export async function reviewList(ctx: StoreMountContext, pass: boolean): Promise
     const stamp = hashOf(new TextEncoder().encode(JSON.stringify([rec.tree, rec.evidence, rec.mark]))).slice(0, 16);
     entries.push({ path: rec.path, kind, ...(conflict && kind === 'conflict' ? { conflict: conflict.kind } : {}), stamp });
   }
-  return { ok: true, entries: entries.sort((a, b) => compare(a.path, b.path)) };
+  const elsewhere = ctx.store.draftedElsewhere(branch, ctx.config.name, entries.map((e) => e.path));
+  const shown = entries.map((e) => (elsewhere.has(e.path) ? { ...e, alsoOn: elsewhere.get(e.path) } : e));
+  return { ok: true, entries: shown.sort((a, b) => compare(a.path, b.path)) };
 }
 
 /** What a path holds now: the pass's report, disk's bytes and the draft's. */

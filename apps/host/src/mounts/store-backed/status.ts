@@ -24,11 +24,14 @@ export async function mountStatus(ctx: StoreMountContext): Promise<Report> {
   const result: PassResult | undefined = config.watch === 'on-tool-call' ? await ctx.pass({ kind: 'directory', path: '' }) : undefined;
   if (result?.kind === 'done') {
     const summary = passSummary(result);
+    const drafts = result.paths.filter((r) => r.state === 'workspace-draft').map((r) => r.path);
+    const deletions = result.paths.filter((r) => r.deletedInWorkspace).map((r) => r.path);
     return {
       ...base,
-      drafts: result.paths.filter((r) => r.state === 'workspace-draft').map((r) => r.path),
+      drafts,
       conflicts: summary.conflicts,
-      pendingDeletions: result.paths.filter((r) => r.deletedInWorkspace).map((r) => r.path),
+      pendingDeletions: deletions,
+      ...alsoDrafted(ctx, branch, [...drafts, ...deletions, ...summary.conflicts.map((c) => c.path)]),
       unverified: summary.unverified,
       counts: result.counts,
       passedOver: result.passedOver,
@@ -36,12 +39,28 @@ export async function mountStatus(ctx: StoreMountContext): Promise<Report> {
       ...(result.incomplete ? { incomplete: result.incomplete } : {}),
     };
   }
+  const stored = storedStatus(ctx, branch);
   return {
     ...base,
-    ...storedStatus(ctx, branch),
+    ...stored,
+    ...alsoDrafted(ctx, branch, [...stored.drafts, ...stored.pendingDeletions, ...stored.conflicts.map((c) => c.path)]),
     passedOver: ctx.memory.lastPassedOver,
     ...(result?.kind === 'gave-up' ? { gaveUp: result.reason } : {}),
   };
+}
+
+/**
+ * The overlap view of a shared store: a sentence for each of `paths` that an agent on
+ * another host drafted too ("work/src/a.ts is also drafted on host ci-3"); nothing where
+ * there is none.
+ */
+function alsoDrafted(ctx: StoreMountContext, branch: string, paths: readonly string[]): { alsoDrafted?: string[] } {
+  const elsewhere = ctx.store.draftedElsewhere(branch, ctx.config.name, paths);
+  if (elsewhere.size === 0) return {};
+  const lines = [...elsewhere]
+    .sort(([a], [b]) => compare(a, b))
+    .map(([path, hosts]) => `${ctx.config.name}/${path} is also drafted on ${hosts.length === 1 ? 'host' : 'hosts'} ${hosts.join(', ')}`);
+  return { alsoDrafted: lines };
 }
 
 /** Status from the store alone (no disk check): drafts, conflicts, pending deletions, in path order. */

@@ -4,7 +4,7 @@
 'use strict';
 
 const state = {
-  /** The last list: [{ name, readOnly, entries: [{ path, kind, conflict?, stamp }] }]. */
+  /** The last list: [{ name, readOnly, entries: [{ path, kind, conflict?, alsoOn?, stamp }] }]. */
   mounts: [],
   /** The open file's mount-prefixed path, its answer and its stamp. */
   open: null,
@@ -81,6 +81,7 @@ function renderList() {
         { href: `#${encodeURIComponent(path)}`, class: state.open === path ? 'current' : '', 'data-path': path },
         el('span', { class: `badge ${e.kind}`, text: e.kind === 'deletion' ? 'deleted' : e.kind }),
         el('span', { class: 'path', text: e.path }),
+        ...(e.alsoOn ? [el('span', { class: 'also', text: `also drafted on ${e.alsoOn.join(', ')}` })] : []),
       );
       link.addEventListener('click', (ev) => {
         ev.preventDefault();

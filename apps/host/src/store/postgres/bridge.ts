@@ -1,0 +1,123 @@
+/**
+ * A synchronous PostgreSQL connection: the main thread posts one statement to the
+ * connection's Worker (`worker.ts`) and blocks (`Atomics.wait`) until the answer is
+ * there, so the store port stays synchronous — a pass settles its records without
+ * yielding, as on SQLite. The one rule: the main thread never waits for ever — a
+ * statement unanswered after {@link ANSWER_TIMEOUT_MS} ends the Worker (and with it
+ * the connection and its session's locks) and answers that the store can't be reached.
+ */
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+
+/** What the main thread asks the Worker. */
+export type Request =
+  | {
+      readonly id: number;
+      readonly op: 'query';
+      readonly text: string;
+      readonly params: readonly unknown[];
+      readonly epoch?: number;
+      /** A statement sent just before this one on the same connection, pipelined (a transaction's BEGIN). */
+      readonly first?: string;
+    }
+  | { readonly id: number; readonly op: 'close' };
+
+/** What the Worker answers; `epoch` counts the connections it has made (a new one holds no session locks). */
+export type Reply =
+  | { readonly id: number; readonly ok: true; readonly rows: Record<string, unknown>[]; readonly epoch: number }
+  | { readonly id: number; readonly ok: false; readonly message: string; readonly state?: string; readonly lost: boolean; readonly epoch: number };
+
+/** The longest one statement may take before the connection is given up. */
+export const ANSWER_TIMEOUT_MS = 60_000;
+
+// The built bin takes the Worker as another entry and names its file as it lies beside
+// the bundle (see `package.json`'s build:bin); the sources name it here.
+declare const WS_PG_WORKER: string | undefined;
+const WORKER = typeof WS_PG_WORKER === 'string' ? WS_PG_WORKER : './worker.ts';
+
+/** One connection to a PostgreSQL database, used synchronously. */
+export class SyncConnection {
+  private worker: Worker | undefined;
+  private port: MessagePort | undefined;
+  private flag = new Int32Array(new SharedArrayBuffer(4));
+  private nextId = 1;
+  /** Bumped when a Worker is ended: its connections' epochs no longer count. */
+  private generation = 0;
+  /** Statements sent, over the life of the connection (each one round trip to the server; a BEGIN sent with a statement counts too). */
+  sent = 0;
+
+  constructor(private readonly url: string) {}
+
+  /**
+   * Runs one statement (or, without parameters, several separated by `;`). `session`
+   * (from {@link session}): the statement runs only on that session — where the
+   * connection was lost since, it answers so without running (it would otherwise run
+   * outside the transaction, or without the lock, the session held).
+   */
+  query(text: string, params: readonly unknown[] = [], session?: string, first?: string): Reply {
+    const id = this.nextId++;
+    const before = first === undefined ? {} : { first };
+    if (session === undefined) return this.send({ id, op: 'query', text, params, ...before });
+    const [generation, epoch] = session.split('.').map(Number);
+    if (generation !== this.generation || this.worker === undefined) return { id, ok: false, message: 'the connection was lost', lost: true, epoch: -1 };
+    return this.send({ id, op: 'query', text, params, epoch, ...before });
+  }
+
+  /** Which session answered last: two replies of one epoch came over one session. */
+  session(reply: Reply): string {
+    return `${this.generation}.${reply.epoch}`;
+  }
+
+  close(): void {
+    if (this.worker === undefined) return;
+    try {
+      this.send({ id: this.nextId++, op: 'close' });
+    } finally {
+      this.end();
+    }
+  }
+
+  private start(): { readonly port: MessagePort } {
+    if (this.worker !== undefined && this.port !== undefined) return { port: this.port };
+    const { port1, port2 } = new MessageChannel();
+    this.flag = new Int32Array(new SharedArrayBuffer(4));
+    this.worker = new Worker(new URL(WORKER, import.meta.url), {
+      workerData: { url: this.url, signal: this.flag.buffer, port: port2 },
+      transferList: [port2],
+    });
+    // The Worker holds nothing a process must wait for: it ends with the process.
+    this.worker.unref();
+    this.port = port1;
+    return { port: port1 };
+  }
+
+  private end(): void {
+    this.generation++;
+    this.port?.close();
+    void this.worker?.terminate();
+    this.worker = undefined;
+    this.port = undefined;
+  }
+
+  private send(req: Request): Reply {
+    const { port } = this.start();
+    this.sent += req.op === 'query' && req.first !== undefined ? 2 : 1;
+    Atomics.store(this.flag, 0, 0);
+    port.postMessage(req);
+    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.end();
+        return { id: req.id, ok: false, message: `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`, lost: true, epoch: -1 };
+      }
+      const m = receiveMessageOnPort(port);
+      if (m !== undefined) {
+        const reply = m.message as Reply;
+        if (reply.id === req.id) return reply;
+        continue; // an answer to a statement given up on: dropped
+      }
+      // Flag still 0: no answer yet, so sleep on it; else the answer is on its way through the port.
+      if (Atomics.load(this.flag, 0) === 0) Atomics.wait(this.flag, 0, 0, Math.min(left, 1000));
+    }
+  }
+}
