@@ -21,7 +21,7 @@ import {
   type BigIntStats,
   unlinkSync,
 } from 'node:fs';
-import { type Libc, libc, O, type StatInfo } from './libc.ts';
+import { type DirEntry, type Libc, libc, O, type StatInfo } from './libc.ts';
 
 /** How a file is opened: to read (never blocking on a FIFO), or created anew to write. */
 export type OpenPurpose = 'read' | 'create';
@@ -45,8 +45,8 @@ export interface HeldDir {
   readonly atomic: { exchange(a: string, b: string): void; renameNoReplace(from: string, to: string): void } | null;
   unlink(name: string): void;
   readlink(name: string): string;
-  /** The entries of this directory. */
-  entries(): Dirent[];
+  /** The entries of this directory, each with the type the directory records for it. */
+  entries(): DirEntry[];
   /** Fsyncs the directory (ignored where the file system refuses). */
   sync(): void;
   close(): void;
@@ -85,6 +85,19 @@ function infoOf(st: BigIntStats): StatInfo {
   };
 }
 
+function entryOf(d: Dirent): DirEntry {
+  const type: DirEntry['type'] = d.isFile()
+    ? 'file'
+    : d.isDirectory()
+      ? 'directory'
+      : d.isSymbolicLink()
+        ? 'symlink'
+        : d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()
+          ? 'other'
+          : 'unknown';
+  return { name: d.name, type };
+}
+
 function syncFd(fd: number): void {
   try {
     fsyncSync(fd);
@@ -111,8 +124,8 @@ function fdDir(c: Libc, fd: number): HeldDir {
     },
     unlink: (name) => c.unlinkat(fd, name, false),
     readlink: (name) => c.readlinkat(fd, name),
-    // The magic link names the held directory itself, not the path it was opened by.
-    entries: () => readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }),
+    // The descriptor itself is listed; else the magic link, which names the held directory, not the path it was opened by.
+    entries: () => (c.readDirectory !== null ? c.readDirectory(fd) : readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }).map(entryOf)),
     sync: () => syncFd(fd),
     close: () => closeSync(fd),
   };
@@ -147,7 +160,7 @@ function pathDir(abs: string): HeldDir {
     atomic: null,
     unlink: (name) => unlinkSync(at(name)),
     readlink: (name) => readlinkSync(at(name)),
-    entries: () => readdirSync(abs, { withFileTypes: true }),
+    entries: () => readdirSync(abs, { withFileTypes: true }).map(entryOf),
     sync() {
       let fd: number | undefined;
       try {

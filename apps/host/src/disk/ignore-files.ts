@@ -46,23 +46,33 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
     byDir.set(dir, rules);
     return rules;
   };
+  /** The directories at and above `dir` that hold rules, deepest first, each with where its part of a path starts: found once per directory. */
+  const chains = new Map<string, readonly { dir: string; rules: Ignore; from: number }[]>();
+  const chainOf = (dir: string): readonly { dir: string; rules: Ignore; from: number }[] => {
+    let chain = chains.get(dir);
+    if (chain !== undefined) return chain;
+    const cut = dir.lastIndexOf('/');
+    const above = dir === '' ? [] : chainOf(cut < 0 ? '' : dir.slice(0, cut));
+    const own = rulesOf(dir);
+    chain = own === null ? above : [{ dir, rules: own, from: dir === '' ? 0 : dir.length + 1 }, ...above];
+    if (chains.size >= 100_000) chains.clear();
+    chains.set(dir, chain);
+    return chain;
+  };
   return {
     listed(dir, names) {
       if (!byDir.has(dir) && !IGNORE_FILES.some((name) => names.has(name))) byDir.set(dir, null);
     },
     passOver(rel, isDir) {
       // From the deepest directory up: the first set of rules that decides, decides.
-      for (let cut = rel.lastIndexOf('/'); ; cut = rel.lastIndexOf('/', cut - 1)) {
-        const dir = cut < 0 ? '' : rel.slice(0, cut);
-        const rules = rulesOf(dir);
-        if (rules !== null) {
-          const inner = rel.slice(cut + 1);
-          const found = rules.test(isDir ? `${inner}/` : inner);
-          if (found.ignored) return `ignored by ${found.rule?.mark ?? dir}: ${found.rule?.pattern ?? ''}`;
-          if (found.unignored) return undefined;
-        }
-        if (cut < 0) return undefined;
+      const cut = rel.lastIndexOf('/');
+      for (const { dir, rules, from } of chainOf(cut < 0 ? '' : rel.slice(0, cut))) {
+        const inner = rel.slice(from);
+        const found = rules.test(isDir ? `${inner}/` : inner);
+        if (found.ignored) return `ignored by ${found.rule?.mark ?? dir}: ${found.rule?.pattern ?? ''}`;
+        if (found.unignored) return undefined;
       }
+      return undefined;
     },
   };
 }
