@@ -102,7 +102,7 @@ describe('.gitignore and .ignore files', () => {
           const found = lib.test(isDir ? `${name}/` : name);
           const rule = found.rule as { pattern: string; mark: string } | undefined;
           const want = found.ignored ? `ignored by ${rule?.mark}: ${rule?.pattern}` : undefined;
-          expect({ files, name, isDir, got: r.passOver(`pkg/${name}`, isDir) }).toEqual({ files, name, isDir, got: want });
+          expect({ files, name, isDir, got: r.passOver(`pkg/${name}`, isDir) as string | undefined }).toEqual({ files, name, isDir, got: want });
           compared++;
         }
       }

@@ -218,7 +218,7 @@ function locate(disk: Disk, named: string, purpose: Purpose, how: { create: bool
  * resolves its path afresh and checks the fingerprint the read gave); the held
  * directories are let go after it, and at every effect and walk.
  */
-const READ_DIR_MS = 1000;
+const READ_DIR_MS = 250;
 const READ_DIRS = 64;
 
 /** A directory held for reads (see {@link READ_DIR_MS}): its resolved path and when it was opened. */

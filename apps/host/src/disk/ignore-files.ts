@@ -21,7 +21,7 @@ export interface IgnoreFileRules {
    * Told the names a directory was just listed with (a walk's listing): where it holds no
    * ignore file, none is looked for there (no stat per directory for files that are not there).
    */
-  listed(dir: string, names: ReadonlySet<string>): void;
+  listed(dir: string, names: { has(name: string): boolean }): void;
 }
 
 /**

@@ -42,7 +42,10 @@ export function mountRules(patterns: readonly string[]): ((rel: string, isDir: b
         ? { pattern, dirOnly: true, name: asciiLower(pattern.slice(0, -1)), ending: null }
         : { pattern, dirOnly: false, name: null, ending: asciiLower(pattern.slice(1)) },
     ).reverse();
+    // The defaults name directories only: a file's own name is then never asked about.
+    const anyForFiles = rules.some((r) => !r.dirOnly);
     const matching = (segment: string, asDir: boolean): string | null => {
+      if (!asDir && !anyForFiles) return null;
       const name = asciiLower(segment);
       for (const r of rules) {
         if (r.dirOnly && !asDir) continue;

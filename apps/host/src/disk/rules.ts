@@ -41,7 +41,7 @@ export interface WalkRules {
   /** The reason to pass over `rel` (a directory when `isDir`), or undefined to look at it. */
   passOver(rel: string, isDir: boolean): PassedOverReason | undefined;
   /** Told the names directory `rel` was just listed with, before any of them is asked about. */
-  listed?(rel: string, names: ReadonlySet<string>): void;
+  listed?(rel: string, names: { has(name: string): boolean }): void;
 }
 
 /** An ignore file's text under `root`, where it is a regular file (a link is not followed). */

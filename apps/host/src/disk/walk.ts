@@ -98,7 +98,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     const keys: string[] = [];
     const kinds = new Map<string, Found>();
     const entries = dir.entries();
-    rules.listed?.(rel, new Set(entries.map((d) => d.name)));
+    rules.listed?.(rel, { has: (name) => entries.some((d) => d.name === name) });
     for (const d of entries) {
       const childRel = prefix + d.name;
       let f: Found | PassedOverReason;

@@ -239,12 +239,13 @@ export class SqliteStore implements Store {
       }
       return row;
     };
-    for (const r of this.q.scanTree.all(branch, mount, dir) as { path: string; hash: string; size: number; mode: number | null }[]) {
-      at(r.path).entry = { hash: r.hash, size: r.size, mode: r.mode };
+    // Rows as arrays (`values`), not objects: a whole mount's scan makes tens of thousands.
+    for (const [path, hash, size, mode] of this.q.scanTree.values(branch, mount, dir) as [string, string, number, number | null][]) {
+      at(path).entry = { hash, size, mode };
     }
-    for (const r of this.q.scanMarks.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).mark = r.record;
-    for (const r of this.q.scanEvidence.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).evidence = r.record;
-    for (const r of this.q.scanPending.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).pending = r.record;
+    for (const [path, record] of this.q.scanMarks.values(branch, mount, dir) as [string, string][]) at(path).mark = record;
+    for (const [path, record] of this.q.scanEvidence.values(branch, mount, dir) as [string, string][]) at(path).evidence = record;
+    for (const [path, record] of this.q.scanPending.values(branch, mount, dir) as [string, string][]) at(path).pending = record;
     const paths: StoredPath[] = [];
     for (const [path, row] of rows) paths.push({ ...storedPath(path, row), tree: row.entry });
     this.scanCache = { key, writes: this.writes, dataVersion: version, paths };
