@@ -124,8 +124,8 @@ function fdDir(c: Libc, fd: number): HeldDir {
     },
     unlink: (name) => c.unlinkat(fd, name, false),
     readlink: (name) => c.readlinkat(fd, name),
-    // The descriptor itself is listed; else the magic link, which names the held directory, not the path it was opened by.
-    entries: () => (c.readDirectory !== null ? c.readDirectory(fd) : readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }).map(entryOf)),
+    // The descriptor itself is listed, never the path it was opened by.
+    entries: () => c.readDirectory(fd),
     sync: () => syncFd(fd),
     close: () => closeSync(fd),
   };
@@ -176,23 +176,8 @@ function pathDir(abs: string): HeldDir {
   };
 }
 
-/** True where a held directory can be listed through `/proc/self/fd` (a container may lack /proc). */
-function procListsDescriptors(): boolean {
-  if (libc === null) return false;
-  let fd: number | undefined;
-  try {
-    fd = libc.openat(-1, '/', DIR_FLAGS);
-    readdirSync(`/proc/self/fd/${fd}`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** libc where directories are held by descriptor here (Linux with libc through `bun:ffi`, and /proc); else null. */
-const byDescriptor: Libc | null = procListsDescriptors() ? libc : null;
+/** libc where directories are held by descriptor here (Linux with libc through `bun:ffi`); else null. */
+const byDescriptor: Libc | null = libc;
 
 /** True when directories are held by descriptor here. */
 export const holdsByDescriptor = byDescriptor !== null;

@@ -22,6 +22,8 @@ export interface IgnoreFileRules {
    * ignore file, none is looked for there (no stat per directory for files that are not there).
    */
   listed(dir: string, names: { has(name: string): boolean }): void;
+  /** {@link passOver} for the entries of directory `dir`, its rules found once: asked of each entry's name and its path. */
+  inDirectory(dir: string): (name: string, rel: string, isDir: boolean) => `ignored by ${string}` | undefined;
 }
 
 /**
@@ -62,20 +64,26 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
       if (!byDir.has(dir) && !IGNORE_FILES.some((name) => names.has(name))) byDir.set(dir, null);
     },
     passOver(rel, isDir) {
-      // From the deepest directory up: the first set of rules that decides, decides.
       const cut = rel.lastIndexOf('/');
       const chain = chainOf(cut < 0 ? '' : rel.slice(0, cut));
-      if (chain.length === 0) return undefined;
-      const name = rel.slice(cut + 1);
-      for (const { dir, rules, from } of chain) {
-        const found = rules.kind === 'names' ? rules.test(name, isDir) : rules.test(rel.slice(from), isDir);
-        if (found === undefined) continue;
-        if (found === null) return undefined;
-        return `ignored by ${found.mark || dir}: ${found.pattern}`;
-      }
-      return undefined;
+      return chain.length === 0 ? undefined : decided(chain, rel.slice(cut + 1), rel, isDir);
+    },
+    inDirectory(dir) {
+      const chain = chainOf(dir);
+      return (name, rel, isDir) => (chain.length === 0 ? undefined : decided(chain, name, rel, isDir));
     },
   };
+}
+
+/** From the deepest directory up: the first set of rules that decides, decides. */
+function decided(chain: readonly Link[], name: string, rel: string, isDir: boolean): `ignored by ${string}` | undefined {
+  for (const { dir, rules, from } of chain) {
+    const found = rules.kind === 'names' ? rules.test(name, isDir) : rules.test(rel.slice(from), isDir);
+    if (found === undefined) continue;
+    if (found === null) return undefined;
+    return `ignored by ${found.mark || dir}: ${found.pattern}`;
+  }
+  return undefined;
 }
 
 /** The rule that decided a path: the one that ignores it, null where one un-ignores it, undefined where none speaks. */

@@ -119,9 +119,9 @@ export interface Libc {
   /**
    * The entries of the open directory `fd` from its start (`getdents64`), `.` and `..`
    * left out, each with the type the directory records (`unknown` where it records none:
-   * a stat tells). Null where this libc has no `getdents64`.
+   * a stat tells).
    */
-  readonly readDirectory: ((fd: number) => DirEntry[]) | null;
+  readDirectory(fd: number): DirEntry[];
   /**
    * Takes a read lease on `fd` (opened read-only), its break signalled with SIGWINCH
    * (ignored by default) rather than SIGIO (which would end the process): `held` where
@@ -159,6 +159,7 @@ function bind(): Libc | null {
       readlinkat: { args: [i32, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
       fcntl: { args: [i32, i32, i32], returns: i32 },
       lseek: { args: [i32, FFIType.i64, i32], returns: FFIType.i64 },
+      getdents64: { args: [i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
       __errno_location: { args: [], returns: FFIType.ptr },
     });
   }
@@ -168,14 +169,8 @@ function bind(): Libc | null {
     return null;
   }
   const c = lib.symbols;
-  type Getdents = (fd: number, buf: number, size: number) => number | bigint;
-  const getdents = ((): Getdents | null => {
-    try {
-      return dlopen('libc.so.6', { getdents64: { args: [i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 } }).symbols.getdents64 as unknown as Getdents;
-    } catch {
-      return null; // glibc before 2.30: listings go through node:fs
-    }
-  })();
+  // glibc has had getdents64 since 2.30, before fstatat's own symbol (2.33): one library, bound once.
+  const getdents = c.getdents64 as unknown as (fd: number, buf: number, size: number) => number | bigint;
   const errno = (): number => read.i32(c.__errno_location() as NonNullable<ReturnType<typeof c.__errno_location>>, 0);
   // struct stat: the mode sits at 24 on x86-64 and at 16 on arm64; the rest lines up.
   const modeAt = process.arch === 'x64' ? 24 : 16;
@@ -214,7 +209,6 @@ function bind(): Libc | null {
   const utf8 = new TextDecoder();
   const DT: Record<number, DirEntry['type']> = { 1: 'other', 2: 'other', 4: 'directory', 6: 'other', 8: 'file', 10: 'symlink', 12: 'other' };
   const readDirectory = (fd: number): DirEntry[] => {
-    if (getdents === null) throw new Error('getdents64 is not available');
     if (Number(c.lseek(fd, 0, 0)) < 0) throw sysError(errno(), 'seek', String(fd));
     const out: DirEntry[] = [];
     for (;;) {
@@ -276,7 +270,7 @@ function bind(): Libc | null {
       if (n < 0) throw sysError(errno(), 'readlink', name);
       return decoder.decode(link.subarray(0, n));
     },
-    readDirectory: getdents === null ? null : readDirectory,
+    readDirectory,
     leaseRead(fd) {
       if (c.fcntl(fd, F_SETSIG, SIGWINCH) < 0) return 'unavailable';
       if (c.fcntl(fd, F_SETLEASE, F_RDLCK) === 0) return 'held';

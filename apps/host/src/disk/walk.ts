@@ -99,6 +99,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     const kinds = new Map<string, Found>();
     const entries = dir.entries();
     rules.listed?.(rel, { has: (name) => entries.some((d) => d.name === name) });
+    const passOver = rules.inDirectory?.(rel) ?? ((_name: string, path: string, isDir: boolean) => rules.passOver(path, isDir));
     for (const d of entries) {
       const childRel = prefix + d.name;
       let f: Found | PassedOverReason;
@@ -124,7 +125,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
           // Another sweep took it, or it cannot be removed: it is passed over either way.
         }
       }
-      const reason = rules.passOver(childRel, f.kind === 'directory');
+      const reason = passOver(d.name, childRel, f.kind === 'directory');
       if (reason !== undefined) {
         count(reason, childRel, f.kind === 'directory');
         continue;
