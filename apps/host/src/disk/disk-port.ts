@@ -110,10 +110,10 @@ interface Disk {
   /** The bytes recent reads saw, by the racy fingerprint each answered with (see {@link remember}). */
   readonly racyReads: Map<string, Uint8Array>;
   /** Directories recent reads resolved, by mount-relative path, oldest first (see {@link READ_DIR_MS}). */
-  readonly readDirs: Map<string, ReadDir>;
-  readDirsTimer: ReturnType<typeof setTimeout> | undefined;
+  readDirs?: Map<string, ReadDir>;
+  readDirsTimer?: ReturnType<typeof setTimeout>;
   /** The deferred whole-tree sweep of leftovers (see {@link SWEEP_DELAY_MS}). */
-  sweep: ReturnType<typeof setTimeout> | undefined;
+  sweep?: ReturnType<typeof setTimeout>;
 }
 
 /** How many racy reads' bytes a disk keeps, and how many bytes in all. */
@@ -228,8 +228,15 @@ interface ReadDir {
   readonly at: number;
 }
 
+/** The directories held for reads, by mount-relative path (made at the first read). */
+function readDirsOf(disk: Disk): Map<string, ReadDir> {
+  disk.readDirs ??= new Map();
+  return disk.readDirs;
+}
+
 /** Lets every directory held for reads go. */
 function dropReadDirs(disk: Disk): void {
+  if (disk.readDirs === undefined) return;
   for (const held of disk.readDirs.values()) held.dir.close();
   disk.readDirs.clear();
   if (disk.readDirsTimer !== undefined) clearTimeout(disk.readDirsTimer);
@@ -245,7 +252,7 @@ function openReadDir(disk: Disk, rel: string, now: number): { ok: true; dir: Hel
   const { root, followSymlinks } = disk.options;
   if (!followSymlinks && rel !== '') {
     for (let cut = rel.lastIndexOf('/'); cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
-      const above = disk.readDirs.get(rel.slice(0, cut));
+      const above = readDirsOf(disk).get(rel.slice(0, cut));
       if (above === undefined || now - above.at >= READ_DIR_MS) continue;
       let dir: HeldDir | null = null;
       try {
@@ -270,19 +277,20 @@ function openReadDir(disk: Disk, rel: string, now: number): { ok: true; dir: Hel
 /** The held directory `parent` (mount-relative, as named) for a read, from those held or opened now; or why not. */
 function readDir(disk: Disk, parent: string): ReadDir | { readonly why: Exclude<Resolved, { ok: true }>['why'] } {
   const now = performance.now();
-  const held = disk.readDirs.get(parent);
+  const heldDirs = readDirsOf(disk);
+  const held = heldDirs.get(parent);
   if (held !== undefined) {
     if (now - held.at < READ_DIR_MS) return held;
-    disk.readDirs.delete(parent);
+    heldDirs.delete(parent);
     held.dir.close();
   }
   const opened = openReadDir(disk, parent, now);
   if (!opened.ok) return opened;
   const fresh: ReadDir = { dir: opened.dir, rel: opened.rel, at: now };
-  disk.readDirs.set(parent, fresh);
-  if (disk.readDirs.size > READ_DIRS) {
-    const [oldest, first] = disk.readDirs.entries().next().value as [string, ReadDir];
-    disk.readDirs.delete(oldest);
+  heldDirs.set(parent, fresh);
+  if (heldDirs.size > READ_DIRS) {
+    const [oldest, first] = heldDirs.entries().next().value as [string, ReadDir];
+    heldDirs.delete(oldest);
     first.dir.close();
   }
   if (disk.readDirsTimer === undefined) {
@@ -807,9 +815,6 @@ export function diskPort(options: DiskOptions): HostDisk {
     bounds: boundary(options.storeRel, options.protect ?? []),
     time: timeKeeping(options),
     racyReads: new Map(),
-    readDirs: new Map(),
-    readDirsTimer: undefined,
-    sweep: undefined,
   };
   disk.sweep = setTimeout(() => sweepTree(options.root, options.rules), SWEEP_DELAY_MS);
   (disk.sweep as { unref?: () => void }).unref?.();
