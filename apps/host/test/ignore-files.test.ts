@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { ignoreFileRules } from '../src/disk/ignore-files.ts';
+import { ignore } from '../src/disk/ignore-rules.ts';
 
 const rules = (files: Record<string, string>) => {
   const reads: string[] = [];
@@ -76,5 +77,36 @@ describe('.gitignore and .ignore files', () => {
     expect(r.passOver('build', true)).toBeUndefined();
     expect(r.passOver('Build', true)).toBe('ignored by .gitignore: Build/');
     expect(r.passOver('a.log', false)).toBeUndefined();
+  });
+
+  test('rules that each name one name, read by hand, answer as the ignore package does, rule and file named alike (seeded)', () => {
+    let seed = 1234567;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
+    const ruleWords = ['*.map', 'coverage/', 'ignored-*.txt', 'a?c', '*', 'dist', 'build/', '*.log', 'x*y*z', '.env', '*.d.ts', '# note', '', 'Build', 'a.b', '*-*'];
+    const names = ['a.map', 'coverage', 'ignored-1.txt', 'ignored-.txt', 'abc', 'ac', 'dist', 'build', 'x.log', 'xyz', 'xaybz', '.env', 'b.d.ts', 'Build', 'a.b', 'aXb', 'a-b', 'plain.ts', '.map'];
+    let compared = 0;
+    for (let round = 0; round < 300; round++) {
+      const gitignore = Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(ruleWords)).join('\n');
+      const dotIgnore = random() < 0.3 ? Array.from({ length: 1 + Math.floor(random() * 2) }, () => pick(ruleWords)).join('\n') : undefined;
+      const files: Record<string, string> = { 'pkg/.gitignore': gitignore, ...(dotIgnore === undefined ? {} : { 'pkg/.ignore': dotIgnore }) };
+      const { r } = rules(files);
+      const lib = ignore({ allowRelativePaths: true, ignorecase: false });
+      lib.add(gitignore.split('\n').map((pattern) => ({ pattern, mark: 'pkg/.gitignore' })));
+      if (dotIgnore !== undefined) lib.add(dotIgnore.split('\n').map((pattern) => ({ pattern, mark: 'pkg/.ignore' })));
+      for (const name of names) {
+        for (const isDir of [false, true]) {
+          const found = lib.test(isDir ? `${name}/` : name);
+          const rule = found.rule as { pattern: string; mark: string } | undefined;
+          const want = found.ignored ? `ignored by ${rule?.mark}: ${rule?.pattern}` : undefined;
+          expect({ files, name, isDir, got: r.passOver(`pkg/${name}`, isDir) as string | undefined }).toEqual({ files, name, isDir, got: want });
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(300 * 19 * 2);
   });
 });

@@ -63,7 +63,7 @@ export function writeRecords(store: StorePort, mount: string, change: RecordChan
 
 /**
  * Records every change durably: announce adoptions, barrier, write, barrier, clear the
- * announcements, barrier. `blobsPut`: blobs were stored since the last barrier, so a
+ * announcements, barrier (on a store with atomic barriers: write, barrier). `blobsPut`: blobs were stored since the last barrier, so a
  * barrier comes before any record that may reference them. `extra` runs with the writes
  * (e.g. recording the root).
  */
@@ -73,7 +73,9 @@ export function recordChanges(
   options: { readonly blobsPut?: boolean; readonly extra?: () => boolean } = {},
 ): void {
   const { store, mount } = ctx;
-  const announced = changes.filter((c) => c.announce);
+  // A store whose barrier keeps all or none of what came before it needs no announcement:
+  // the records themselves land whole or not at all.
+  const announced = store.atomicBarriers === true ? [] : changes.filter((c) => c.announce);
   for (const c of announced) {
     store.setPending(mount, c.path, { kind: 'adopt', branch: c.branch, before: c.before, after: c.after });
   }

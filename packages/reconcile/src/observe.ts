@@ -162,7 +162,8 @@ async function observeFile(
   if (ctx.isBinary(reading.bytes)) {
     return { kind: 'opaque', why: 'binary', id: hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
   }
-  ctx.store.putBlob(hash, reading.bytes);
+  if (ctx.store.putBlobSoon !== undefined) await ctx.store.putBlobSoon(hash, reading.bytes);
+  else ctx.store.putBlob(hash, reading.bytes);
   blobs.put = true;
   return { kind: 'text', hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
 }

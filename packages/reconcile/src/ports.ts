@@ -331,6 +331,14 @@ export interface StoredPath extends PathRecords {
  * are immutable and harmless to keep or lose until referenced).
  */
 export interface StorePort {
+  /**
+   * True where a barrier commits every write since the last one all or nothing (a
+   * transaction, as SQLite's): a crash then keeps all of them or none, never a subset, so
+   * an adoption's records need no announcement before them — a pass writes them and
+   * barriers once. Absent or false: the weakest durability above, and every adoption is
+   * announced first (README, "Crash safety").
+   */
+  readonly atomicBarriers?: boolean;
   /** The selected branch's id. A pass reads it before and after observing disk. */
   selectedBranch(): string;
   /** The records of one path: S and the mark on `branch`, and the branch-free evidence and pending effect. */
@@ -348,6 +356,12 @@ export interface StorePort {
   getBlob(hash: Hash): Uint8Array | null;
   /** Stores a blob under its hash (idempotent). May be called while a pass awaits disk. */
   putBlob(hash: Hash, bytes: Uint8Array): void;
+  /**
+   * {@link putBlob}, its slow part (compression, say) done off the calling thread where
+   * the store can: a pass's reads go on meanwhile. The blob is stored when it resolves.
+   * Optional: a pass calls `putBlob` where a store has none.
+   */
+  putBlobSoon?(hash: Hash, bytes: Uint8Array): Promise<void>;
 
   /**
    * Sets S for a path on `branch` (null: the branch does not have the file), and records

@@ -59,9 +59,10 @@ class Run {
   constructor(
     readonly seed: number,
     readonly coarseMs: number | null = null,
+    atomicStore = false,
   ) {
     this.random = rng(seed);
-    this.w = world(coarseMs === null ? {} : { coarse: { granularityMs: coarseMs } });
+    this.w = world({ ...(coarseMs === null ? {} : { coarse: { granularityMs: coarseMs } }), atomicStore });
   }
 
   /** A person's save: on a coarse disk, in place half the time (the same inode, so only size and a coarse mtime tell). */
@@ -577,6 +578,24 @@ describe('crash safety, model-based', () => {
   }
 });
 
+describe('crash safety, model-based, on a store whose barriers are atomic (adoptions unannounced)', () => {
+  for (const seed of SEEDS) {
+    test(`${STEPS} random steps with crashes lose no draft and overwrite no disk change unseen (seed ${seed})`, async () => {
+      const run = new Run(seed, null, true);
+      try {
+        await run.run(STEPS);
+      } catch (e) {
+        if (e instanceof ModelFailure) throw e;
+        throw new Error(`WS_SEED=${seed} step ${run.step}: ${(e as Error).stack}`);
+      }
+      expect(run.stats.steps).toBe(STEPS);
+      expect(run.stats.crashes).toBeGreaterThan(100);
+      expect(run.stats.adopted).toBeGreaterThan(100);
+      expect(run.stats.conflicts).toBeGreaterThan(10);
+    }, 120_000);
+  }
+});
+
 describe('crash safety, model-based, on a coarse clock', () => {
   for (const coarseMs of [1000, 2000]) {
     for (const seed of SEEDS) {
@@ -600,16 +619,17 @@ describe('crash safety, model-based, on a coarse clock', () => {
 });
 
 describe('crash safety at every step boundary, one by one', () => {
-  const losses: [string, () => () => number][] = [
-    ['every unbarriered write lost', () => () => 0.99],
-    ['every unbarriered write kept', () => () => 0],
-    ['a random subset kept', () => rng(7)],
+  const losses: [string, () => () => number, boolean][] = [
+    ['every unbarriered write lost', () => () => 0.99, false],
+    ['every unbarriered write kept', () => () => 0, false],
+    ['a random subset kept', () => rng(7), false],
+    ['a store with atomic barriers', () => rng(7), true],
   ];
-  for (const [loss, random] of losses) {
+  for (const [loss, random, atomicStore] of losses) {
     test(`a pass taking in disk changes, crashed at each boundary (${loss}), ends taken in, never half`, async () => {
       let crashedAt = 0;
       for (let n = 1; ; n++) {
-        const w = world();
+        const w = world({ atomicStore });
         for (const p of ['a.txt', 'src/b.txt', 'c.txt', 'd.txt']) w.disk.personWrite(p, bytes(`v0 ${p}`));
         await w.r.pass({ scope: { kind: 'directory', path: '' } });
         w.r.recordDrafts([{ path: 'd.txt', bytes: bytes('draft d') }]);

@@ -124,7 +124,7 @@ export type RangeReading =
   | { readonly kind: 'unobservable'; readonly reason: string };
 
 /** A resolved leaf, for one effect. */
-type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string } | { readonly ok: false; readonly message: string } | { readonly ok: 'missing' };
+type Leaf = { readonly ok: true; readonly dir: HeldDir; readonly name: string; readonly held?: boolean } | { readonly ok: false; readonly message: string } | { readonly ok: 'missing' };
 
 /** One mount's disk, as the functions below share it. */
 interface Disk {
@@ -133,6 +133,11 @@ interface Disk {
   readonly time: TimeKeeping;
   /** The bytes recent reads saw, by the racy fingerprint each answered with (see {@link remember}). */
   readonly racyReads: Map<string, Uint8Array>;
+  /** Directories recent reads resolved, by mount-relative path, oldest first (see {@link READ_DIR_MS}). */
+  readDirs?: Map<string, ReadDir>;
+  readDirsTimer?: ReturnType<typeof setTimeout>;
+  /** The deferred whole-tree sweep of leftovers (see {@link SWEEP_DELAY_MS}). */
+  sweep?: ReturnType<typeof setTimeout>;
 }
 
 /** How many racy reads' bytes a disk keeps, and how many bytes in all. */
@@ -200,8 +205,8 @@ function normal(path: string): string {
     .join('/');
 }
 
-/** Resolves `path` for one effect: the held directory and the name in it, or why not. */
-function locate(disk: Disk, named: string, purpose: Purpose, how: { create: boolean; followLeaf: boolean }): Leaf {
+/** `named` checked and spelled as every check and resolution see it, or the sentence refusing it. */
+function checked(disk: Disk, named: string, purpose: Purpose): { ok: true; path: string } | { ok: false; message: string } {
   if (leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
   const path = normal(named);
   if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
@@ -209,6 +214,14 @@ function locate(disk: Disk, named: string, purpose: Purpose, how: { create: bool
   if (path.includes('\0')) return { ok: false, message: diskWords.nulInPath(shown(disk, path)) };
   const own = bounded(disk, shown(disk, path), path, purpose);
   if (own !== null) return { ok: false, message: own };
+  return { ok: true, path };
+}
+
+/** Resolves `path` for one effect: the held directory and the name in it, or why not. */
+function locate(disk: Disk, named: string, purpose: Purpose, how: { create: boolean; followLeaf: boolean }): Leaf {
+  const c = checked(disk, named, purpose);
+  if (!c.ok) return c;
+  const { path } = c;
   const { root, followSymlinks } = disk.options;
   const r = resolvePath(root, path, { follow: followSymlinks, create: how.create, followLeaf: how.followLeaf });
   if (!r.ok) return refusal(shown(disk, path), r.why);
@@ -218,6 +231,116 @@ function locate(disk: Disk, named: string, purpose: Purpose, how: { create: bool
     return { ok: false, message: resolved };
   }
   return { ok: true, dir: r.dir, name: r.name };
+}
+
+/**
+ * How long a directory a read resolved stays held for the next reads in it, in ms, and
+ * how many are held at once. A sync reads thousands of files in a few hundred
+ * directories: resolving each file's path from the root again (an open and a close per
+ * component) was a fifth of a first sync. A read through a directory held this long is
+ * a read made up to this long ago, which a pass already allows for (every effect
+ * resolves its path afresh and checks the fingerprint the read gave); the held
+ * directories are let go after it, and at every effect and walk.
+ */
+const READ_DIR_MS = 250;
+const READ_DIRS = 64;
+
+/** A directory held for reads (see {@link READ_DIR_MS}): its resolved path and when it was opened. */
+interface ReadDir {
+  readonly dir: HeldDir;
+  readonly rel: string;
+  readonly at: number;
+}
+
+/** The directories held for reads, by mount-relative path (made at the first read). */
+function readDirsOf(disk: Disk): Map<string, ReadDir> {
+  disk.readDirs ??= new Map();
+  return disk.readDirs;
+}
+
+/** Lets every directory held for reads go. */
+function dropReadDirs(disk: Disk): void {
+  if (disk.readDirs === undefined) return;
+  for (const held of disk.readDirs.values()) held.dir.close();
+  disk.readDirs.clear();
+  if (disk.readDirsTimer !== undefined) clearTimeout(disk.readDirsTimer);
+  disk.readDirsTimer = undefined;
+}
+
+/**
+ * Opens the directory `rel` for reads: where the mount follows no links, from the nearest
+ * directory above it held for reads (each component opened as a walk opens it, never
+ * through a link), else from the root.
+ */
+function openReadDir(disk: Disk, rel: string, now: number): { ok: true; dir: HeldDir; rel: string } | Exclude<Resolved, { ok: true }> {
+  const { root, followSymlinks } = disk.options;
+  if (!followSymlinks && rel !== '') {
+    for (let cut = rel.lastIndexOf('/'); cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
+      const above = readDirsOf(disk).get(rel.slice(0, cut));
+      if (above === undefined || now - above.at >= READ_DIR_MS) continue;
+      let dir: HeldDir | null = null;
+      try {
+        for (const name of rel.slice(cut + 1).split('/')) {
+          const next: HeldDir = (dir ?? above.dir).openDir(name);
+          dir?.close();
+          dir = next;
+        }
+      } catch (err) {
+        dir?.close();
+        const code = (err as { code?: string }).code;
+        if (code === 'ENOENT') return { ok: false, why: 'missing' };
+        if (code === 'ENOTDIR' || code === 'ELOOP') break; // a link or a file on the way: the root's resolution says which
+        throw err;
+      }
+      if (dir !== null) return { ok: true, dir, rel };
+    }
+  }
+  return openDirectory(root, rel, followSymlinks);
+}
+
+/** The held directory `parent` (mount-relative, as named) for a read, from those held or opened now; or why not. */
+function readDir(disk: Disk, parent: string): ReadDir | { readonly why: Exclude<Resolved, { ok: true }>['why'] } {
+  const now = performance.now();
+  const heldDirs = readDirsOf(disk);
+  const held = heldDirs.get(parent);
+  if (held !== undefined) {
+    if (now - held.at < READ_DIR_MS) return held;
+    heldDirs.delete(parent);
+    held.dir.close();
+  }
+  const opened = openReadDir(disk, parent, now);
+  if (!opened.ok) return opened;
+  const fresh: ReadDir = { dir: opened.dir, rel: opened.rel, at: now };
+  heldDirs.set(parent, fresh);
+  if (heldDirs.size > READ_DIRS) {
+    const [oldest, first] = heldDirs.entries().next().value as [string, ReadDir];
+    heldDirs.delete(oldest);
+    first.dir.close();
+  }
+  if (disk.readDirsTimer === undefined) {
+    disk.readDirsTimer = setTimeout(() => dropReadDirs(disk), READ_DIR_MS);
+    (disk.readDirsTimer as { unref?: () => void }).unref?.();
+  }
+  return fresh;
+}
+
+/**
+ * {@link locate} for a read, its directory held for the next reads there (see
+ * {@link READ_DIR_MS}). `held`: the directory is not the caller's to close. A symlink at
+ * the leaf where the mount follows links is resolved by {@link locate}, as are names a
+ * followed link on the way spells differently.
+ */
+function locateRead(disk: Disk, named: string): Leaf {
+  const c = checked(disk, named, 'read');
+  if (!c.ok) return c;
+  const { path } = c;
+  const cut = path.lastIndexOf('/');
+  const parent = cut < 0 ? '' : path.slice(0, cut);
+  const name = path.slice(cut + 1);
+  const got = readDir(disk, parent);
+  if (!('dir' in got)) return refusal(shown(disk, path), got.why);
+  if (got.rel !== parent) return locate(disk, named, 'read', { create: false, followLeaf: true });
+  return { ok: true, dir: got.dir, name, held: true };
 }
 
 function contain(disk: Disk, path: string, purpose: Purpose): Containment {
@@ -357,9 +480,13 @@ type NoFile = { readonly kind: 'absent' } | { readonly kind: 'unobservable'; rea
  */
 function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, read: (fd: number) => T): T {
   try {
-    const where = locate(disk, path, 'read', { create: false, followLeaf: true });
+    let where = locateRead(disk, path);
+    if (where.ok === true && disk.options.followSymlinks && where.dir.lstat(where.name)?.type === 'symlink') {
+      where = locate(disk, path, 'read', { create: false, followLeaf: true });
+    }
     if (where.ok === 'missing') return none({ kind: 'absent' });
     if (where.ok === false) return none({ kind: 'unobservable', reason: where.message });
+    const held = where.held === true;
     try {
       const seen = observeIn(disk, where.dir, where.name);
       if (seen.kind === 'absent') return none(seen);
@@ -371,7 +498,7 @@ function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, r
         closeSync(fd);
       }
     } finally {
-      where.dir.close();
+      if (!held) where.dir.close();
     }
   } catch (err) {
     const code = (err as { code?: string }).code;
@@ -582,6 +709,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, { expect, ex
 }
 
 function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: HostExpectation): WriteResult {
+  dropReadDirs(disk);
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: true, followLeaf: false });
@@ -662,6 +790,7 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, { expect, expectB
 }
 
 function unlinkFile(disk: Disk, path: string, expect: HostExpectation): UnlinkResult {
+  dropReadDirs(disk);
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: false, followLeaf: false });
@@ -691,6 +820,7 @@ function passedOverDir(rules: WalkRules, dir: string): string | undefined {
 }
 
 function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
+  dropReadDirs(disk);
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const tally = newTally();
   const files: { path: string; meta: FileMeta }[] = [];
@@ -708,6 +838,8 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
       else if (info !== null) files.push({ path, meta: metaOf(disk, info) });
     },
   );
+  // A whole walk removed every leftover it met, as the deferred sweep would: the sweep is not needed.
+  if (normal(dir) === '' && !shallow && tally.incomplete === undefined && tally.unreadable.length === 0) clearTimeout(disk.sweep);
   return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
 }
 
@@ -726,6 +858,7 @@ function locateRoot(root: string): RootLocation {
 
 /** Fsyncs `dir` and each parent up to the root: a write may have created them. */
 function syncUp(disk: Disk, dir: string): void {
+  dropReadDirs(disk);
   for (let at = dir; ; at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '') {
     try {
       const opened = openDirectory(disk.options.root, at, disk.options.followSymlinks);
@@ -783,12 +916,18 @@ export function diskReader(spec: ReaderSpec): DiskReader {
  * one; see `isLeftover`) are removed by every walk that meets one, and by a sweep of the
  * whole tree {@link SWEEP_DELAY_MS} after the disk is made, where the process still runs:
  * not at once, since a sweep lists every directory of the tree (0.4 s for 40,000 files),
- * which a `ws call` must not pay before it answers.
+ * which a `ws call` must not pay before it answers — and not at all once a whole walk of
+ * the tree has been read through, since that walk removed every leftover the sweep would.
  */
 export function diskPort(options: DiskOptions): HostDisk {
-  const disk: Disk = { options, bounds: boundary(options.storeRel, options.protect ?? []), time: timeKeeping(options), racyReads: new Map() };
-  const sweep = setTimeout(() => sweepTree(options.root, options.rules), SWEEP_DELAY_MS);
-  (sweep as { unref?: () => void }).unref?.();
+  const disk: Disk = {
+    options,
+    bounds: boundary(options.storeRel, options.protect ?? []),
+    time: timeKeeping(options),
+    racyReads: new Map(),
+  };
+  disk.sweep = setTimeout(() => sweepTree(options.root, options.rules), SWEEP_DELAY_MS);
+  (disk.sweep as { unref?: () => void }).unref?.();
   return {
     root: options.root,
     contain: (path, purpose) => contain(disk, path, purpose),

@@ -21,7 +21,7 @@ import {
   type BigIntStats,
   unlinkSync,
 } from 'node:fs';
-import { type Libc, libc, O, type StatInfo } from './libc.ts';
+import { type DirEntry, type Libc, libc, O, type StatInfo } from './libc.ts';
 
 /** How a file is opened: to read (never blocking on a FIFO), or created anew to write. */
 export type OpenPurpose = 'read' | 'create';
@@ -45,8 +45,8 @@ export interface HeldDir {
   readonly atomic: { exchange(a: string, b: string): void; renameNoReplace(from: string, to: string): void } | null;
   unlink(name: string): void;
   readlink(name: string): string;
-  /** The entries of this directory. */
-  entries(): Dirent[];
+  /** The entries of this directory, each with the type the directory records for it. */
+  entries(): DirEntry[];
   /** Fsyncs the directory (ignored where the file system refuses). */
   sync(): void;
   close(): void;
@@ -85,6 +85,19 @@ function infoOf(st: BigIntStats): StatInfo {
   };
 }
 
+function entryOf(d: Dirent): DirEntry {
+  const type: DirEntry['type'] = d.isFile()
+    ? 'file'
+    : d.isDirectory()
+      ? 'directory'
+      : d.isSymbolicLink()
+        ? 'symlink'
+        : d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()
+          ? 'other'
+          : 'unknown';
+  return { name: d.name, type };
+}
+
 function syncFd(fd: number): void {
   try {
     fsyncSync(fd);
@@ -111,8 +124,8 @@ function fdDir(c: Libc, fd: number): HeldDir {
     },
     unlink: (name) => c.unlinkat(fd, name, false),
     readlink: (name) => c.readlinkat(fd, name),
-    // The magic link names the held directory itself, not the path it was opened by.
-    entries: () => readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true }),
+    // The descriptor itself is listed, never the path it was opened by.
+    entries: () => c.readDirectory(fd),
     sync: () => syncFd(fd),
     close: () => closeSync(fd),
   };
@@ -147,7 +160,7 @@ function pathDir(abs: string): HeldDir {
     atomic: null,
     unlink: (name) => unlinkSync(at(name)),
     readlink: (name) => readlinkSync(at(name)),
-    entries: () => readdirSync(abs, { withFileTypes: true }),
+    entries: () => readdirSync(abs, { withFileTypes: true }).map(entryOf),
     sync() {
       let fd: number | undefined;
       try {
@@ -163,23 +176,8 @@ function pathDir(abs: string): HeldDir {
   };
 }
 
-/** True where a held directory can be listed through `/proc/self/fd` (a container may lack /proc). */
-function procListsDescriptors(): boolean {
-  if (libc === null) return false;
-  let fd: number | undefined;
-  try {
-    fd = libc.openat(-1, '/', DIR_FLAGS);
-    readdirSync(`/proc/self/fd/${fd}`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** libc where directories are held by descriptor here (Linux with libc through `bun:ffi`, and /proc); else null. */
-const byDescriptor: Libc | null = procListsDescriptors() ? libc : null;
+/** libc where directories are held by descriptor here (Linux with libc through `bun:ffi`); else null. */
+const byDescriptor: Libc | null = libc;
 
 /** True when directories are held by descriptor here. */
 export const holdsByDescriptor = byDescriptor !== null;

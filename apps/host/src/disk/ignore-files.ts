@@ -21,7 +21,9 @@ export interface IgnoreFileRules {
    * Told the names a directory was just listed with (a walk's listing): where it holds no
    * ignore file, none is looked for there (no stat per directory for files that are not there).
    */
-  listed(dir: string, names: ReadonlySet<string>): void;
+  listed(dir: string, names: { has(name: string): boolean }): void;
+  /** {@link passOver} for the entries of directory `dir`, its rules found once: asked of each entry's name and its path. */
+  inDirectory(dir: string): (name: string, rel: string, isDir: boolean) => `ignored by ${string}` | undefined;
 }
 
 /**
@@ -29,40 +31,116 @@ export interface IgnoreFileRules {
  * with `readText(rel)`: the text of the mount-relative file, or undefined where there is none.
  */
 export function ignoreFileRules(readText: (rel: string) => string | undefined): IgnoreFileRules {
-  const byDir = new Map<string, Ignore | null>();
-  const rulesOf = (dir: string): Ignore | null => {
+  const byDir = new Map<string, DirRules | null>();
+  const rulesOf = (dir: string): DirRules | null => {
     let rules = byDir.get(dir);
     if (rules !== undefined) return rules;
-    rules = null;
+    const lines: { pattern: string; mark: string }[] = [];
     for (const name of IGNORE_FILES) {
       const file = dir === '' ? name : `${dir}/${name}`;
       const text = readText(file);
       if (text === undefined) continue;
-      const patterns = text.split(/\r?\n/).map((pattern) => ({ pattern, mark: file }));
-      // Case counts, as git (core.ignorecase off) and ripgrep read ignore files.
-      rules ??= ignore({ allowRelativePaths: true, ignorecase: false });
-      rules.add(patterns);
+      for (const pattern of text.split(/\r?\n/)) lines.push({ pattern, mark: file });
     }
+    rules = lines.length === 0 ? null : (byName(lines) ?? byLibrary(lines));
     byDir.set(dir, rules);
     return rules;
+  };
+  /** The directories at and above `dir` that hold rules, deepest first, each with where its part of a path starts: found once per directory. */
+  const chains = new Map<string, readonly Link[]>();
+  const chainOf = (dir: string): readonly Link[] => {
+    let chain = chains.get(dir);
+    if (chain !== undefined) return chain;
+    const cut = dir.lastIndexOf('/');
+    const above = dir === '' ? [] : chainOf(cut < 0 ? '' : dir.slice(0, cut));
+    const own = rulesOf(dir);
+    chain = own === null ? above : [{ dir, rules: own, from: dir === '' ? 0 : dir.length + 1 }, ...above];
+    if (chains.size >= 100_000) chains.clear();
+    chains.set(dir, chain);
+    return chain;
   };
   return {
     listed(dir, names) {
       if (!byDir.has(dir) && !IGNORE_FILES.some((name) => names.has(name))) byDir.set(dir, null);
     },
     passOver(rel, isDir) {
-      // From the deepest directory up: the first set of rules that decides, decides.
-      for (let cut = rel.lastIndexOf('/'); ; cut = rel.lastIndexOf('/', cut - 1)) {
-        const dir = cut < 0 ? '' : rel.slice(0, cut);
-        const rules = rulesOf(dir);
-        if (rules !== null) {
-          const inner = rel.slice(cut + 1);
-          const found = rules.test(isDir ? `${inner}/` : inner);
-          if (found.ignored) return `ignored by ${found.rule?.mark ?? dir}: ${found.rule?.pattern ?? ''}`;
-          if (found.unignored) return undefined;
-        }
-        if (cut < 0) return undefined;
-      }
+      const cut = rel.lastIndexOf('/');
+      const chain = chainOf(cut < 0 ? '' : rel.slice(0, cut));
+      return chain.length === 0 ? undefined : decided(chain, rel.slice(cut + 1), rel, isDir);
+    },
+    inDirectory(dir) {
+      const chain = chainOf(dir);
+      return (name, rel, isDir) => (chain.length === 0 ? undefined : decided(chain, name, rel, isDir));
+    },
+  };
+}
+
+/** From the deepest directory up: the first set of rules that decides, decides. */
+function decided(chain: readonly Link[], name: string, rel: string, isDir: boolean): `ignored by ${string}` | undefined {
+  for (const { dir, rules, from } of chain) {
+    const found = rules.kind === 'names' ? rules.test(name, isDir) : rules.test(rel.slice(from), isDir);
+    if (found === undefined) continue;
+    if (found === null) return undefined;
+    return `ignored by ${found.mark || dir}: ${found.pattern}`;
+  }
+  return undefined;
+}
+
+/** The rule that decided a path: the one that ignores it, null where one un-ignores it, undefined where none speaks. */
+type Verdict = { readonly pattern: string; readonly mark: string } | null | undefined;
+
+/** One directory's rules, as a walk asks them: of a path beneath it (its part below the directory). */
+type DirRules =
+  /** Every rule a plain name or glob of one name: asked of the last name only (a walk has passed every directory above). */
+  | { readonly kind: 'names'; test(name: string, isDir: boolean): Verdict }
+  | { readonly kind: 'library'; test(inner: string, isDir: boolean): Verdict };
+
+interface Link {
+  readonly dir: string;
+  readonly rules: DirRules;
+  readonly from: number;
+}
+
+/** A rule that names one name: letters, digits, `.`, `_`, `-`, `*` and `?`, perhaps a trailing `/` — no `!`, no escapes, no inner slash. */
+const NAME_RULE = /^(?!\.{1,2}\/?$)[A-Za-z0-9._*?-]+\/?$/;
+
+/**
+ * Rules that each name one name (`*.map`, `coverage/`, `ignored-*.txt`), read by hand as
+ * git reads them: such a rule matches a name at any depth beneath its directory, `*`
+ * any run of characters and `?` any one, a trailing `/` directories only; the last rule
+ * that matches names itself (with no `!` among them, none un-ignores). Null where any rule
+ * is of another shape: `ignore` reads those. The `ignore` package keeps every path it
+ * was asked about; these keep nothing per path. A test holds the two to the same answers.
+ */
+function byName(lines: readonly { pattern: string; mark: string }[]): DirRules | null {
+  const rules: { pattern: string; mark: string; dirOnly: boolean; re: RegExp }[] = [];
+  for (const { pattern, mark } of lines) {
+    if (pattern === '' || pattern.startsWith('#')) continue;
+    if (!NAME_RULE.test(pattern)) return null;
+    const dirOnly = pattern.endsWith('/');
+    const glob = dirOnly ? pattern.slice(0, -1) : pattern;
+    const source = glob.replace(/\./g, '\\.').replace(/\*+/g, '.*').replace(/\?/g, '.');
+    rules.unshift({ pattern, mark, dirOnly, re: new RegExp(`^${source}$`) });
+  }
+  return {
+    kind: 'names',
+    test(name, isDir) {
+      for (const r of rules) if ((isDir || !r.dirOnly) && r.re.test(name)) return r;
+      return undefined;
+    },
+  };
+}
+
+function byLibrary(lines: readonly { pattern: string; mark: string }[]): DirRules {
+  // Case counts, as git (core.ignorecase off) and ripgrep read ignore files.
+  const rules: Ignore = ignore({ allowRelativePaths: true, ignorecase: false });
+  rules.add([...lines]);
+  return {
+    kind: 'library',
+    test(inner, isDir) {
+      const found = rules.test(isDir ? `${inner}/` : inner);
+      if (found.ignored) return { pattern: found.rule?.pattern ?? '', mark: (found.rule as { mark?: string } | undefined)?.mark ?? '' };
+      return found.unignored ? null : undefined;
     },
   };
 }

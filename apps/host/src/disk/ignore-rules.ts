@@ -34,7 +34,12 @@ const asciiLower = (s: string) => (/[A-Z]/.test(s) ? s.replace(/[A-Z]/g, (c) => 
  * the `ignore` package is not loaded. Otherwise `ignore` reads them. A test holds the two
  * to the same answers.
  */
-export function mountRules(patterns: readonly string[]): ((rel: string, isDir: boolean) => string | undefined) | undefined {
+/** A mount's list as a test of a path, and of the names of one directory (found once for all it holds). */
+export type MountTest = ((rel: string, isDir: boolean) => string | undefined) & {
+  readonly inDirectory: (dir: string) => (name: string, isDir: boolean) => string | undefined;
+};
+
+export function mountRules(patterns: readonly string[]): MountTest | undefined {
   if (patterns.length === 0) return undefined;
   if (patterns.every((p) => DIRECTORY_NAME.test(p) || ENDING.test(p))) {
     const rules = patterns.map((pattern) =>
@@ -42,7 +47,10 @@ export function mountRules(patterns: readonly string[]): ((rel: string, isDir: b
         ? { pattern, dirOnly: true, name: asciiLower(pattern.slice(0, -1)), ending: null }
         : { pattern, dirOnly: false, name: null, ending: asciiLower(pattern.slice(1)) },
     ).reverse();
+    // The defaults name directories only: a file's own name is then never asked about.
+    const anyForFiles = rules.some((r) => !r.dirOnly);
     const matching = (segment: string, asDir: boolean): string | null => {
+      if (!asDir && !anyForFiles) return null;
       const name = asciiLower(segment);
       for (const r of rules) {
         if (r.dirOnly && !asDir) continue;
@@ -61,14 +69,26 @@ export function mountRules(patterns: readonly string[]): ((rel: string, isDir: b
       byDir.set(dir, verdict);
       return verdict;
     };
-    return (rel, isDir) => {
+    const byHand = (rel: string, isDir: boolean) => {
       const cut = rel.lastIndexOf('/');
       return (cut < 0 ? null : dirRule(rel.slice(0, cut))) ?? matching(rel.slice(cut + 1), isDir) ?? undefined;
     };
+    return Object.assign(byHand, {
+      inDirectory(dir: string) {
+        const above = dir === '' ? null : dirRule(dir);
+        return (name: string, isDir: boolean) => above ?? matching(name, isDir) ?? undefined;
+      },
+    });
   }
   const rules: Ignore = ignore().add([...patterns]);
-  return (rel, isDir) => {
+  const byLibrary = (rel: string, isDir: boolean) => {
     const found = rules.test(isDir ? `${rel}/` : rel);
     return found.ignored ? (found.rule?.pattern ?? '') : undefined;
   };
+  return Object.assign(byLibrary, {
+    inDirectory(dir: string) {
+      const prefix = dir === '' ? '' : `${dir}/`;
+      return (name: string, isDir: boolean) => byLibrary(prefix + name, isDir);
+    },
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * The few libc calls that act relative to a held directory (`openat`, `mkdirat`,
- * `renameat`, `unlinkat`, `fstatat`, `readlinkat`), through `bun:ffi`, on Linux x86-64
+ * `renameat`, `unlinkat`, `fstatat`, `readlinkat`, `getdents64`), through `bun:ffi`, on Linux x86-64
  * and arm64 with glibc 2.33 or later (where `fstatat` is a symbol of its own). The one
  * rule: a failure throws an `Error` with the errno's name as `code`, as `node:fs` does,
  * so callers read both kinds of error alike. Where the calls are not available,
@@ -20,6 +20,12 @@ export interface StatInfo {
   readonly mtimeNsec: number;
   readonly ctimeSec: number;
   readonly ctimeNsec: number;
+}
+
+/** A directory entry as a listing gives it: its name, and its type where the directory records it. */
+export interface DirEntry {
+  readonly name: string;
+  readonly type: 'file' | 'directory' | 'symlink' | 'other' | 'unknown';
 }
 
 /** Open flags, Linux values. */
@@ -111,6 +117,12 @@ export interface Libc {
   fstat(fd: number): StatInfo;
   readlinkat(dirfd: number, name: string): string;
   /**
+   * The entries of the open directory `fd` from its start (`getdents64`), `.` and `..`
+   * left out, each with the type the directory records (`unknown` where it records none:
+   * a stat tells).
+   */
+  readDirectory(fd: number): DirEntry[];
+  /**
    * Takes a read lease on `fd` (opened read-only), its break signalled with SIGWINCH
    * (ignored by default) rather than SIGIO (which would end the process): `held` where
    * nobody has the file open for writing — until `fd` is closed, no one can open it to
@@ -146,6 +158,8 @@ function bind(): Libc | null {
       fstatat: { args: [i32, FFIType.ptr, FFIType.ptr, i32], returns: i32 },
       readlinkat: { args: [i32, FFIType.ptr, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
       fcntl: { args: [i32, i32, i32], returns: i32 },
+      lseek: { args: [i32, FFIType.i64, i32], returns: FFIType.i64 },
+      getdents64: { args: [i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
       __errno_location: { args: [], returns: FFIType.ptr },
     });
   }
@@ -155,6 +169,8 @@ function bind(): Libc | null {
     return null;
   }
   const c = lib.symbols;
+  // glibc has had getdents64 since 2.30, before fstatat's own symbol (2.33): one library, bound once.
+  const getdents = c.getdents64 as unknown as (fd: number, buf: number, size: number) => number | bigint;
   const errno = (): number => read.i32(c.__errno_location() as NonNullable<ReturnType<typeof c.__errno_location>>, 0);
   // struct stat: the mode sits at 24 on x86-64 and at 16 on arm64; the rest lines up.
   const modeAt = process.arch === 'x64' ? 24 : 16;
@@ -178,12 +194,47 @@ function bind(): Libc | null {
     };
   };
   const dir = (fd: number) => (fd === -1 ? AT_FDCWD : fd);
+  // A name goes to the system through one buffer, written in place: no allocation per stat of a walk.
+  const nameBytes = new Uint8Array(4096);
+  const namePtr = ptr(nameBytes);
+  const cname = (s: string): Uint8Array | number => {
+    if (s.length * 3 >= nameBytes.length) return cstr(s);
+    const { written } = encoder.encodeInto(s, nameBytes);
+    nameBytes[written] = 0;
+    return namePtr;
+  };
+  const dents = new Uint8Array(64 * 1024);
+  const dentsPtr = ptr(dents);
+  const dentsBuffer = Buffer.from(dents.buffer, dents.byteOffset, dents.byteLength);
+  const utf8 = new TextDecoder();
+  const DT: Record<number, DirEntry['type']> = { 1: 'other', 2: 'other', 4: 'directory', 6: 'other', 8: 'file', 10: 'symlink', 12: 'other' };
+  const readDirectory = (fd: number): DirEntry[] => {
+    if (Number(c.lseek(fd, 0, 0)) < 0) throw sysError(errno(), 'seek', String(fd));
+    const out: DirEntry[] = [];
+    for (;;) {
+      const n = Number(getdents(fd, dentsPtr, dents.length));
+      if (n < 0) throw sysError(errno(), 'scandir', String(fd));
+      if (n === 0) return out;
+      // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), then the name and a NUL.
+      for (let off = 0; off < n; ) {
+        const reclen = dents[off + 16] | (dents[off + 17] << 8);
+        const start = off + 19;
+        let end = start;
+        let high = 0;
+        while (dents[end] !== 0) high |= dents[end++];
+        off += reclen;
+        const name = high < 0x80 ? dentsBuffer.toString('latin1', start, end) : utf8.decode(dents.subarray(start, end));
+        if (name === '.' || name === '..') continue;
+        out.push({ name, type: DT[dents[start - 1]] ?? 'unknown' });
+      }
+    }
+  };
   const link = new Uint8Array(4097);
   const linkPtr = ptr(link);
   const decoder = new TextDecoder();
   return {
     openat(dirfd, name, flags, mode = 0) {
-      const fd = c.openat(dir(dirfd), cstr(name), flags, mode);
+      const fd = c.openat(dir(dirfd), cname(name), flags, mode);
       if (fd < 0) throw sysError(errno(), 'open', name);
       return fd;
     },
@@ -203,7 +254,7 @@ function bind(): Libc | null {
       if (c.unlinkat(dir(dirfd), cstr(name), directory ? AT_REMOVEDIR : 0) < 0) throw sysError(errno(), 'unlink', name);
     },
     lstatat(dirfd, name) {
-      if (c.fstatat(dir(dirfd), cstr(name), bufPtr, AT_SYMLINK_NOFOLLOW) < 0) {
+      if (c.fstatat(dir(dirfd), cname(name), bufPtr, AT_SYMLINK_NOFOLLOW) < 0) {
         const e = errno();
         if (e === 2) return null;
         throw sysError(e, 'stat', name);
@@ -211,7 +262,7 @@ function bind(): Libc | null {
       return info();
     },
     fstat(fd) {
-      if (c.fstatat(fd, cstr(''), bufPtr, AT_EMPTY_PATH) < 0) throw sysError(errno(), 'stat', String(fd));
+      if (c.fstatat(fd, cname(''), bufPtr, AT_EMPTY_PATH) < 0) throw sysError(errno(), 'stat', String(fd));
       return info();
     },
     readlinkat(dirfd, name) {
@@ -219,6 +270,7 @@ function bind(): Libc | null {
       if (n < 0) throw sysError(errno(), 'readlink', name);
       return decoder.decode(link.subarray(0, n));
     },
+    readDirectory,
     leaseRead(fd) {
       if (c.fcntl(fd, F_SETSIG, SIGWINCH) < 0) return 'unavailable';
       if (c.fcntl(fd, F_SETLEASE, F_RDLCK) === 0) return 'held';

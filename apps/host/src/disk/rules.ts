@@ -41,9 +41,15 @@ export interface WalkRules {
   /** The reason to pass over `rel` (a directory when `isDir`), or undefined to look at it. */
   passOver(rel: string, isDir: boolean): PassedOverReason | undefined;
   /** Told the names directory `rel` was just listed with, before any of them is asked about. */
-  listed?(rel: string, names: ReadonlySet<string>): void;
+  listed?(rel: string, names: { has(name: string): boolean }): void;
   /** Forgets the ignore files read so far, so the next question reads them as they are now (a walk starts with it). */
   renew?(): void;
+  /**
+   * {@link passOver} for the entries of directory `dir` (`''`: the root), what the
+   * directory's rules are found once: asked of each entry's name and its path. A walk
+   * asks it after `listed`, once per directory.
+   */
+  inDirectory?(dir: string): (name: string, rel: string, isDir: boolean) => PassedOverReason | undefined;
 }
 
 /** An ignore file's text under `root`, where it is a regular file (a link is not followed). */
@@ -66,11 +72,29 @@ function ignoreFileText(root: string): (rel: string) => string | undefined {
  * files, ws's temporary files, and the store's own files where the store lives inside
  * the mount (`storeRel`, mount-relative, or undefined).
  */
-export function walkRules(mountIgnore: readonly string[], storeRel: string | undefined, ignoreFilesRoot?: string): WalkRules {
+export function walkRules(
+  mountIgnore: readonly string[],
+  storeRel: string | undefined,
+  ignoreFilesRoot?: string,
+): WalkRules & { inDirectory(dir: string): (name: string, rel: string, isDir: boolean) => PassedOverReason | undefined } {
   const readIgnoreFiles = () => (ignoreFilesRoot === undefined ? undefined : ignoreFileRules(ignoreFileText(ignoreFilesRoot)));
   let byFiles = readIgnoreFiles();
   const test = mountRules(mountIgnore);
   const own = boundary(storeRel, []);
+  const inDirectory = (dir: string) => {
+    const byOwnHere = test?.inDirectory(dir);
+    const byFilesHere = byFiles?.inDirectory(dir);
+    return (name: string, rel: string, isDir: boolean): PassedOverReason | undefined => {
+      if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
+      if (own.own(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
+      const byOwn = byOwnHere?.(name, isDir);
+      if (byOwn !== undefined) return `ignored by the mount\u2019s ignore: ${byOwn}`;
+      const byFile = byFilesHere?.(name, rel, isDir);
+      if (byFile !== undefined) return byFile;
+      if (!isDir && isEditorFile(name)) return 'editor swap or backup file';
+      return undefined;
+    };
+  };
   return {
     renew() {
       byFiles = readIgnoreFiles();
@@ -79,15 +103,9 @@ export function walkRules(mountIgnore: readonly string[], storeRel: string | und
       byFiles?.listed(rel, names);
     },
     passOver(rel, isDir) {
-      const name = rel.slice(rel.lastIndexOf('/') + 1);
-      if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
-      if (own.own(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
-      const byOwn = test?.(rel, isDir);
-      if (byOwn !== undefined) return `ignored by the mount\u2019s ignore: ${byOwn}`;
-      const byFile = byFiles?.passOver(rel, isDir);
-      if (byFile !== undefined) return byFile;
-      if (!isDir && isEditorFile(name)) return 'editor swap or backup file';
-      return undefined;
+      const cut = rel.lastIndexOf('/');
+      return inDirectory(cut < 0 ? '' : rel.slice(0, cut))(rel.slice(cut + 1), rel, isDir);
     },
+    inDirectory,
   };
 }

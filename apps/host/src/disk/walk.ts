@@ -5,10 +5,9 @@
  * passed over. The one rule: a walk never leaves the root and never opens a file — it
  * only lists directories and stats names in them, so a FIFO or a device is never read.
  */
-import type { Dirent } from 'node:fs';
 import { isLeftover, TEMP_PREFIX } from './boundary.ts';
 import type { HeldDir } from './held.ts';
-import type { StatInfo } from './libc.ts';
+import type { DirEntry, StatInfo } from './libc.ts';
 import { openDirectory, resolvePath } from './resolve.ts';
 import type { PassedOverReason, WalkRules } from './rules.ts';
 import { describeFsError } from './sentences.ts';
@@ -48,14 +47,6 @@ export type Visit = (path: string, kind: 'file' | 'directory', info: StatInfo | 
 /** An entry as classified; a directory reached through a followed link is opened from the root again. */
 type Found = { kind: 'file'; info: StatInfo } | { kind: 'directory'; viaLink: boolean } | { kind: 'other' } | { kind: 'gone' };
 
-function typeHint(d: Dirent): 'file' | 'directory' | 'symlink' | 'other' | 'unknown' {
-  if (d.isFile()) return 'file';
-  if (d.isDirectory()) return 'directory';
-  if (d.isSymbolicLink()) return 'symlink';
-  if (d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()) return 'other';
-  return 'unknown';
-}
-
 function found(info: StatInfo | null, viaLink: boolean): Found {
   if (info === null) return { kind: 'gone' };
   if (info.type === 'file') return { kind: 'file', info };
@@ -75,8 +66,8 @@ function throughLink(root: string, rel: string): Found | PassedOverReason {
 }
 
 /** What one directory entry is, from its type and (for a file) a stat; never opened. */
-function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: Dirent, rel: string): Found | PassedOverReason {
-  const hint = typeHint(d);
+function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: DirEntry, rel: string): Found | PassedOverReason {
+  const hint = d.type;
   if (hint === 'other') return 'not a regular file or directory';
   if (hint === 'symlink' && !followSymlinks) return 'symbolic link (the mount does not follow links)';
   if (hint === 'symlink') return throughLink(root, rel);
@@ -107,7 +98,8 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     const keys: string[] = [];
     const kinds = new Map<string, Found>();
     const entries = dir.entries();
-    rules.listed?.(rel, new Set(entries.map((d) => d.name)));
+    rules.listed?.(rel, { has: (name) => entries.some((d) => d.name === name) });
+    const passOver = rules.inDirectory?.(rel) ?? ((_name: string, path: string, isDir: boolean) => rules.passOver(path, isDir));
     for (const d of entries) {
       const childRel = prefix + d.name;
       let f: Found | PassedOverReason;
@@ -133,7 +125,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
           // Another sweep took it, or it cannot be removed: it is passed over either way.
         }
       }
-      const reason = rules.passOver(childRel, f.kind === 'directory');
+      const reason = passOver(d.name, childRel, f.kind === 'directory');
       if (reason !== undefined) {
         count(reason, childRel, f.kind === 'directory');
         continue;
@@ -225,7 +217,7 @@ export function sweepTree(root: string, rules: WalkRules): void {
   const sweep = (dir: HeldDir, rel: string) => {
     const prefix = rel === '' ? '' : `${rel}/`;
     for (const d of dir.entries()) {
-      if (d.isDirectory()) {
+      if (d.type === 'directory') {
         if (rules.passOver(prefix + d.name, true) !== undefined) continue;
         let sub: HeldDir;
         try {

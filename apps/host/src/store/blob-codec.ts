@@ -20,6 +20,13 @@ export function packBlob(bytes: Uint8Array): { codec: BlobCodec; bytes: Uint8Arr
   return packed.length <= bytes.length - (bytes.length >> 3) ? { codec: 'zstd', bytes: packed } : { codec: 'raw', bytes };
 }
 
+/** {@link packBlob}, compressed on Bun's thread pool: the same bytes and codec, the calling thread left free meanwhile. */
+export async function packBlobSoon(bytes: Uint8Array): Promise<{ codec: BlobCodec; bytes: Uint8Array }> {
+  if (bytes.length < MIN_PACKED) return { codec: 'raw', bytes };
+  const packed = await Bun.zstdCompress(bytes, { level: LEVEL });
+  return packed.length <= bytes.length - (bytes.length >> 3) ? { codec: 'zstd', bytes: packed } : { codec: 'raw', bytes };
+}
+
 /** A blob's bytes from what a row keeps. */
 export function unpackBlob(codec: string, bytes: Uint8Array): Uint8Array {
   if (codec === 'raw') return bytes;

@@ -9,7 +9,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, VersionCause, VersionSource } from '@ws/reconcile';
 import { looksBinary } from '@ws/text';
-import { packBlob, unpackBlob } from './blob-codec.ts';
+import { packBlob, packBlobSoon, unpackBlob } from './blob-codec.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
 import type { BlobLookup, BranchInfo, ReviewNote, Store, TreeFile, Version } from './store.ts';
 
@@ -106,6 +106,8 @@ function versionOf(r: HistoryRow): Version {
 /** The SQLite store. Construct with `openStore` (`open-store.ts`), which opens and migrates it under the store lock. */
 export class SqliteStore implements Store {
   readonly path: string;
+  /** A barrier commits one transaction: a crash keeps all of its writes or none. */
+  readonly atomicBarriers = true;
   private readonly db: Database;
   private readonly q: Record<string, Statement>;
   /** Writes made through this connection, so a cached scan knows it is stale. */
@@ -237,12 +239,13 @@ export class SqliteStore implements Store {
       }
       return row;
     };
-    for (const r of this.q.scanTree.all(branch, mount, dir) as { path: string; hash: string; size: number; mode: number | null }[]) {
-      at(r.path).entry = { hash: r.hash, size: r.size, mode: r.mode };
+    // Rows as arrays (`values`), not objects: a whole mount's scan makes tens of thousands.
+    for (const [path, hash, size, mode] of this.q.scanTree.values(branch, mount, dir) as [string, string, number, number | null][]) {
+      at(path).entry = { hash, size, mode };
     }
-    for (const r of this.q.scanMarks.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).mark = r.record;
-    for (const r of this.q.scanEvidence.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).evidence = r.record;
-    for (const r of this.q.scanPending.all(branch, mount, dir) as { path: string; record: string }[]) at(r.path).pending = r.record;
+    for (const [path, record] of this.q.scanMarks.values(branch, mount, dir) as [string, string][]) at(path).mark = record;
+    for (const [path, record] of this.q.scanEvidence.values(branch, mount, dir) as [string, string][]) at(path).evidence = record;
+    for (const [path, record] of this.q.scanPending.values(branch, mount, dir) as [string, string][]) at(path).pending = record;
     const paths: StoredPath[] = [];
     for (const [path, row] of rows) paths.push({ ...storedPath(path, row), tree: row.entry });
     this.scanCache = { key, writes: this.writes, dataVersion: version, paths };
@@ -282,19 +285,39 @@ export class SqliteStore implements Store {
   }
 
   putBlob(hash: Hash, bytes: Uint8Array): void {
+    this.putPacked(hash, bytes.length, () => packBlob(bytes));
+  }
+
+  /** {@link putBlob} with its compression on Bun's thread pool: a first sync reads and hashes the next files meanwhile. */
+  async putBlobSoon(hash: Hash, bytes: Uint8Array): Promise<void> {
+    if (this.putPacked(hash, bytes.length, null)) return;
+    const packed = await packBlobSoon(bytes);
+    this.putPacked(hash, bytes.length, () => packed);
+  }
+
+  /**
+   * Stores a blob unless the store has it (a known one is kept from collection): true
+   * where it is stored now. `pack` null: only look, and store nothing new.
+   */
+  private putPacked(hash: Hash, size: number, pack: (() => { codec: string; bytes: Uint8Array }) | null): boolean {
     // Blobs join the open transaction (one commit per barrier, not one fsync per blob);
     // the store lock keeps other processes from waiting on it while a pass reads disk.
     // A blob changes no record, so a cached scan stays good.
-    this.guard('written', () => {
-      this.begin();
+    return this.guard('written', () => {
       const known = this.q.hasBlob.get(hash) as { id: number; unreferenced_at: number | null } | null;
       if (known !== null) {
         // Referred to again: a collection's grace starts over when it next finds it unreferenced.
-        if (known.unreferenced_at !== null) this.q.keepBlob.run(known.id);
-        return;
+        if (known.unreferenced_at !== null) {
+          this.begin();
+          this.q.keepBlob.run(known.id);
+        }
+        return true;
       }
-      const packed = packBlob(bytes);
-      this.q.putBlob.run(hash, bytes.length, packed.codec, packed.bytes);
+      if (pack === null) return false;
+      const packed = pack();
+      this.begin();
+      this.q.putBlob.run(hash, size, packed.codec, packed.bytes);
+      return true;
     });
   }
 

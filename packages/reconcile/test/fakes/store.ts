@@ -127,10 +127,15 @@ export class FakeStore implements StorePort {
   /** Counts of calls, for tests that check how much a pass wrote. */
   readonly counts = { writes: 0, barriers: 0 };
 
+  /** Set: a crash keeps none of the writes since the last barrier (a transaction's all or nothing). */
+  readonly atomicBarriers: boolean;
+
   constructor(
     private readonly faults: Faults | null = null,
     branch = 'main',
+    atomic = false,
   ) {
+    this.atomicBarriers = atomic;
     this.now = emptyState(branch);
     this.durable = emptyState(branch);
   }
@@ -217,9 +222,9 @@ export class FakeStore implements StorePort {
     this.log = [];
   }
 
-  /** The process died: keep the durable state and a random subset of the writes since (half the time, none). */
+  /** The process died: keep the durable state and a random subset of the writes since (half the time, and always where barriers are atomic, none). */
   crash(random: () => number): void {
-    const keepSome = random() < 0.5;
+    const keepSome = !this.atomicBarriers && random() < 0.5;
     const next = clone(this.durable);
     for (const op of this.log) if (keepSome && random() < 0.5) apply(next, op);
     this.log = [];

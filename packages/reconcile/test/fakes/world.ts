@@ -33,9 +33,9 @@ export interface World {
 }
 
 /** A fresh world. */
-export function world(options: { readOnly?: boolean; coarse?: CoarseClock } = {}): World {
+export function world(options: { readOnly?: boolean; coarse?: CoarseClock; atomicStore?: boolean } = {}): World {
   const faults = new Faults();
-  const store = new FakeStore(faults);
+  const store = new FakeStore(faults, 'main', options.atomicStore ?? false);
   const disk = new FakeDisk(faults, options.coarse ?? null);
   disk.onCall = (where) => {
     if (store.unbarrieredRecords() > 0) throw new Error(`contract: a store record was left unbarriered across disk.${where}`);

@@ -1,0 +1,96 @@
+/**
+ * Reads resolve through directories held for a moment (the disk port's READ_DIR_MS): a
+ * first sync reads thousands of files in a few hundred directories without walking each
+ * path from the root again. What that must never do: keep a file's bytes (only the
+ * directory is held), outlive a walk or an effect, follow a link or a swapped directory
+ * past them, or pile up descriptors.
+ */
+import { describe, expect, test } from 'bun:test';
+import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Reading } from '@ws/reconcile';
+import { diskPort } from '../src/disk/disk-port.ts';
+import { walkRules } from '../src/disk/rules.ts';
+import { dec, tempDir } from './fixtures.ts';
+
+const disk = (root: string) => diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 10_000 });
+const text = (r: Reading) => (r.kind === 'file' && r.bytes !== null ? dec(r.bytes) : r.kind);
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+describe('reads through held directories', () => {
+  test('a file saved in place, or replaced, in a held directory reads as it is now', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a/x.txt'), 'one');
+    writeFileSync(join(root, 'a/y.txt'), 'why');
+    const d = disk(root);
+    expect(text(await d.read('a/x.txt', 1000))).toBe('one');
+    writeFileSync(join(root, 'a/x.txt'), 'two');
+    expect(text(await d.read('a/x.txt', 1000))).toBe('two');
+    writeFileSync(join(root, 'a/x.new'), 'three');
+    renameSync(join(root, 'a/x.new'), join(root, 'a/x.txt'));
+    expect(text(await d.read('a/x.txt', 1000))).toBe('three');
+    rmSync(join(root, 'a/y.txt'));
+    expect(text(await d.read('a/y.txt', 1000))).toBe('absent');
+  });
+
+  test('a directory swapped for another, or for a symlink, is read afresh after a walk and after the hold runs out', async () => {
+    const root = tempDir();
+    const outside = tempDir();
+    writeFileSync(join(outside, 'x.txt'), 'outside');
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a/x.txt'), 'old');
+    const d = disk(root);
+    expect(text(await d.read('a/x.txt', 1000))).toBe('old');
+    // Swapped for another directory of the same name: a walk lets the held one go.
+    renameSync(join(root, 'a'), join(root, 'a.old'));
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a/x.txt'), 'new');
+    await d.walk('');
+    expect(text(await d.read('a/x.txt', 1000))).toBe('new');
+    // Swapped for a link leading out: once the hold runs out, the link is refused, never followed.
+    expect(text(await d.read('a/x.txt', 1000))).toBe('new');
+    rmSync(join(root, 'a'), { recursive: true });
+    symlinkSync(outside, join(root, 'a'));
+    await Bun.sleep(400);
+    const r = await d.read('a/x.txt', 1000);
+    expect(r.kind).toBe('unobservable');
+    // And after a walk at once, with no wait.
+    rmSync(join(root, 'a'));
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a/x.txt'), 'newer');
+    expect(text(await d.read('a/x.txt', 1000))).toBe('newer');
+    rmSync(join(root, 'a'), { recursive: true });
+    symlinkSync(outside, join(root, 'a'));
+    await d.walk('');
+    expect((await d.read('a/x.txt', 1000)).kind).toBe('unobservable');
+  });
+
+  test('a write or an unlink through the port lets held directories go, so the next read resolves afresh', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a/x.txt'), 'old');
+    const d = disk(root);
+    expect(text(await d.read('a/x.txt', 1000))).toBe('old');
+    renameSync(join(root, 'a'), join(root, 'a.old'));
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a/x.txt'), 'new');
+    const wrote = await d.write('b.txt', new TextEncoder().encode('b'), { mode: null, expect: { kind: 'absent' } });
+    expect(wrote.kind).toBe('done');
+    expect(text(await d.read('a/x.txt', 1000))).toBe('new');
+  });
+
+  test('reads across many directories hold a bounded number of descriptors, and none once the hold runs out', async () => {
+    const root = tempDir();
+    for (let i = 0; i < 150; i++) {
+      mkdirSync(join(root, `d${i}/deep`), { recursive: true });
+      writeFileSync(join(root, `d${i}/deep/f.txt`), `file ${i}`);
+    }
+    const d = disk(root);
+    const before = openFds();
+    for (let i = 0; i < 150; i++) expect(text(await d.read(`d${i}/deep/f.txt`, 1000))).toBe(`file ${i}`);
+    expect(openFds() - before).toBeLessThanOrEqual(64);
+    await Bun.sleep(600);
+    expect(openFds()).toBeLessThanOrEqual(before);
+  });
+});
