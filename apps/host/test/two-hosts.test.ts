@@ -69,6 +69,33 @@ describe('two hosts on one PostgreSQL store', () => {
     expect((await status(alpha)).alsoDrafted).toBeUndefined();
   });
 
+  test('the same checkout on both hosts: a draft made on one is, on the other, a draft over its disk, not a conflict', async () => {
+    const [alpha, beta] = machines;
+    const path = 'same.txt';
+    // Both checkouts hold the same text before either host has looked at it.
+    for (const m of machines) writeFileSync(m.w.disk(`work/${path}`), 'one\r\ntwo\r\n');
+    expect((await call(alpha, 'edit', { path: `work/${path}`, oldString: 'one', newString: 'one, by alpha' })).isError).toBe(false);
+    // Beta's disk holds the text alpha's disk agreed on: beta's agreement too.
+    expect(await content(beta, `work/${path}`)).toBe('one, by alpha\r\ntwo\r\n');
+    const seen = await status(beta);
+    expect(seen.drafts).toContain(path);
+    expect(seen.conflicts.map((c: { path: string }) => c.path)).not.toContain(path);
+    expect((await call(beta, 'materialize', { path: `work/${path}` })).isError).toBe(false);
+    expect(readFileSync(beta.w.disk(`work/${path}`), 'utf8')).toBe('one, by alpha\r\ntwo\r\n');
+    // A checkout holding other text is still a collision: nothing of it is overwritten unseen.
+    const other = 'other.txt';
+    writeFileSync(alpha.w.disk(`work/${other}`), 'alpha\n');
+    writeFileSync(beta.w.disk(`work/${other}`), 'beta, by a person\n');
+    expect((await call(alpha, 'edit', { path: `work/${other}`, oldString: 'alpha', newString: 'alpha, edited' })).isError).toBe(false);
+    expect((await status(beta)).conflicts.map((c: { path: string }) => c.path)).toContain(other);
+    const pushed = await call(beta, 'materialize', { path: `work/${other}` });
+    expect(pushed.data.mounts[0].skipped.map((k: { path: string }) => k.path)).toEqual([other]);
+    expect(readFileSync(beta.w.disk(`work/${other}`), 'utf8')).toBe('beta, by a person\n');
+    // The person on beta takes the store's text by hand: disk and store agree, the conflict settles.
+    writeFileSync(beta.w.disk(`work/${other}`), 'alpha, edited\n');
+    expect((await status(beta)).conflicts).toEqual([]);
+  });
+
   test('a person’s change on one host’s disk is taken in by that host alone: the other’s disk is left as it was', async () => {
     const [alpha, beta] = machines;
     const path = 'solo.txt';

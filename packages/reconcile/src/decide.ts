@@ -18,7 +18,7 @@ import {
   evidenceOfDisk,
   treeEqualsEvidence,
 } from './disk-view.ts';
-import type { BranchMark, ConflictKind, ConflictRecord, Evidence, NotStoredWhy, PathRecords, TreeEntry } from './ports.ts';
+import type { BranchMark, ConflictKind, ConflictRecord, Evidence, Hash, NotStoredWhy, PathRecords, StoredPath, TreeEntry } from './ports.ts';
 import { storedState } from './stored-state.ts';
 
 /** The states of a path of a store-backed mount (README, "States"). */
@@ -85,6 +85,8 @@ export interface GivenUp {
 /** What {@link decide} takes. */
 export interface DecideInput extends PathRecords {
   readonly disk: DiskView;
+  /** See {@link StoredPath.agreedElsewhere}. */
+  readonly agreedElsewhere?: readonly Hash[];
   /** An explicit sync or discard: what gives way to disk's side, each reported in `gaveUp`. */
   readonly takeDisk?: TakeDisk;
 }
@@ -145,7 +147,13 @@ function byRule(input: DecideInput, d: ObservedDisk): Decision {
     }
     if (mark?.origin === 'disk') return adopt(input, d); // S is disk's last text: S = P
     if (mark?.origin === 'workspace') {
-      return d.kind === 'absent' ? stands(input, 'workspace-draft') : conflict(input, d, 'store-origin-collision');
+      if (d.kind === 'absent') return stands(input, 'workspace-draft');
+      // Disk holds a text another host's disk agreed on: that is this disk's agreement too (P := D), S a draft over it.
+      if (d.kind === 'text' && input.agreedElsewhere?.includes(d.hash)) {
+        const evidence: Evidence = { kind: 'text', hash: d.hash, size: d.size, mode: d.mode, fingerprint: d.fingerprint };
+        return decision('workspace-draft', { tree: s, evidence, mark });
+      }
+      return conflict(input, d, 'store-origin-collision');
     }
     return d.kind === 'absent' ? stands(input, 'disk-missing-provenance-unknown') : conflict(input, d, 'unknown-provenance');
   }

@@ -316,6 +316,13 @@ export type PendingEffect =
 export interface StoredPath extends PathRecords {
   readonly path: string;
   readonly pending: PendingEffect | null;
+  /**
+   * A store shared by several hosts: the texts this path held on this branch when some
+   * host's disk agreed with the store (taken in from a disk, or materialized to one).
+   * Where this host has no evidence of its own, a disk holding one of them is this host's
+   * agreement, not a collision (the README's "The rule"). Absent on a one-host store.
+   */
+  readonly agreedElsewhere?: readonly Hash[];
 }
 
 /**

@@ -39,6 +39,9 @@ const UNDER = "($3::text = '' OR path = $3::text OR (path >= $3::text || '/' AND
 
 type Row = Record<string, unknown>;
 
+/** History sources at which a host's disk agreed with the store: what another host's disk may agree on too (`agreedElsewhere`). */
+const AGREED_SOURCES = "('disk', 'materialize')";
+
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -288,7 +291,8 @@ export class PgStore implements Store {
         (SELECT record FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3) AS shared_mark,
         (SELECT record FROM ws.host_marks WHERE host = $4 AND branch = $1 AND mount = $2 AND path = $3) AS own_mark,
         (SELECT record FROM ws.evidence WHERE host = $4 AND mount = $2 AND path = $3) AS evidence,
-        (SELECT record FROM ws.pending WHERE host = $4 AND mount = $2 AND path = $3) AS pending
+        (SELECT record FROM ws.pending WHERE host = $4 AND mount = $2 AND path = $3) AS pending,
+        (SELECT string_agg(DISTINCT hash, ',') FROM ws.history WHERE branch = $1 AND mount = $2 AND path = $3 AND source IN ${AGREED_SOURCES} AND hash IS NOT NULL) AS agreed
        FROM (SELECT 1) AS one LEFT JOIN ws.tree t ON t.branch = $1 AND t.mount = $2 AND t.path = $3`,
       [branch, mount, path, this.host],
       'read',
@@ -303,6 +307,7 @@ export class PgStore implements Store {
       mark: markOf(shared, parseOwn(r.own_mark), tree !== null),
       evidence: r.evidence === null ? null : (JSON.parse(String(r.evidence)) as Evidence),
       pending: r.pending === null ? null : (JSON.parse(String(r.pending)) as PendingEffect),
+      ...(r.evidence === null && typeof r.agreed === 'string' ? { agreedElsewhere: r.agreed.split(',') } : {}),
     };
   }
 
@@ -317,13 +322,16 @@ export class PgStore implements Store {
        UNION ALL SELECT 'm', path, NULL, NULL, NULL, record FROM ws.marks WHERE branch = $1 AND mount = $2 AND ${UNDER}
        UNION ALL SELECT 'h', path, NULL, NULL, NULL, record FROM ws.host_marks WHERE host = $4 AND branch = $1 AND mount = $2 AND ${UNDER}
        UNION ALL SELECT 'e', path, NULL, NULL, NULL, record FROM ws.evidence WHERE host = $4 AND mount = $2 AND ${UNDER}
-       UNION ALL SELECT 'p', path, NULL, NULL, NULL, record FROM ws.pending WHERE host = $4 AND mount = $2 AND ${UNDER}`,
+       UNION ALL SELECT 'p', path, NULL, NULL, NULL, record FROM ws.pending WHERE host = $4 AND mount = $2 AND ${UNDER}
+       UNION ALL SELECT DISTINCT 'a', h.path, h.hash, NULL::bigint, NULL::integer, NULL FROM ws.history h
+         WHERE h.branch = $1 AND h.mount = $2 AND h.source IN ${AGREED_SOURCES} AND h.hash IS NOT NULL AND ${UNDER.replace(/\bpath\b/g, 'h.path')}
+           AND NOT EXISTS (SELECT 1 FROM ws.evidence e WHERE e.host = $4 AND e.mount = $2 AND e.path = h.path)`,
       [branch, mount, dir, this.host],
       'read',
     );
     const byPath = new Map<
       string,
-      { tree: TreeEntry | null; shared: SharedMark | null; own: OwnMark | null; evidence: Evidence | null; pending: PendingEffect | null }
+      { tree: TreeEntry | null; shared: SharedMark | null; own: OwnMark | null; evidence: Evidence | null; pending: PendingEffect | null; agreed?: string[] }
     >();
     for (const r of rows) {
       const path = String(r.path);
@@ -332,7 +340,10 @@ export class PgStore implements Store {
         at = { tree: null, shared: null, own: null, evidence: null, pending: null };
         byPath.set(path, at);
       }
-      if (r.k === 't') at.tree = entryOf(r);
+      if (r.k === 'a') {
+        at.agreed ??= [];
+        at.agreed.push(String(r.hash));
+      } else if (r.k === 't') at.tree = entryOf(r);
       else if (r.k === 'm') at.shared = parseShared(r.record);
       else if (r.k === 'h') at.own = parseOwn(r.record);
       else if (r.k === 'e') at.evidence = JSON.parse(String(r.record)) as Evidence;
@@ -345,7 +356,7 @@ export class PgStore implements Store {
       const mark = markOf(at.shared, at.own, at.tree !== null);
       // A path with only a settled tombstone or an empty mark of this host's is no record of it.
       if (at.tree === null && mark === null && at.evidence === null && at.pending === null) continue;
-      paths.push({ path, tree: at.tree, mark, evidence: at.evidence, pending: at.pending });
+      paths.push({ path, tree: at.tree, mark, evidence: at.evidence, pending: at.pending, ...(at.agreed && at.evidence === null ? { agreedElsewhere: at.agreed } : {}) });
     }
     if (this.txSession !== undefined) this.scanCache = { key, serial: this.txSerial, writes: this.txWrites, paths };
     return paths;
