@@ -19,6 +19,8 @@ import type { StorePlace } from './store-engines.ts';
  */
 export class RealModelStore implements ModelStore {
   private unbarriered = 0;
+  /** Paths given a version write since the model last asked (null: any, after a branch change or a crash). */
+  private historyTouched: Set<string> | null = null;
   /** A session of the PostgreSQL store's connection for its holds (made at the first operation). */
   private session: string | undefined;
   reopens = 0;
@@ -61,14 +63,19 @@ export class RealModelStore implements ModelStore {
   getBlob(hash: Hash): Uint8Array | null {
     return this.inner.getBlob(hash);
   }
+  getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array> {
+    return this.inner.getBlobs(hashes);
+  }
   putBlob(hash: Hash, bytes: Uint8Array): void {
     this.faults.tick('store.blob');
     this.inner.putBlob(hash, bytes);
   }
   setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
+    this.historyTouched?.add(path);
     this.wrote('tree', () => this.inner.setTree(branch, mount, path, entry, cause));
   }
   addVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
+    this.historyTouched?.add(path);
     this.wrote('version', () => this.inner.addVersion(branch, mount, path, entry, cause));
   }
   setEvidence(mount: string, path: string, evidence: Evidence | null): void {
@@ -97,19 +104,23 @@ export class RealModelStore implements ModelStore {
     return this.inner.branches().map((b) => b.name);
   }
   createBranch(name: string): void {
+    this.historyTouched = null;
     this.inner.createBranch(name);
   }
   switchBranch(name: string): void {
+    this.historyTouched = null;
     this.inner.selectBranch(name);
+  }
+  versionsWritten(): ReadonlySet<string> | null {
+    const touched = this.historyTouched;
+    this.historyTouched = new Set();
+    return touched;
   }
   versions(mount: string, path: string): FakeVersion[] {
     return this.inner
       .history(mount, path)
       .reverse()
       .map((v) => ({ seq: v.seq, branch: v.branch, mount, path: v.path, hash: v.hash, source: v.source }));
-  }
-  tree(branch: string, mount: string): Map<string, TreeEntry> {
-    return new Map(this.inner.treeFiles(branch, mount, '').map((f) => [f.path, f.entry]));
   }
   recordsSnapshot(): string {
     const out: unknown[] = [];
@@ -164,6 +175,7 @@ export class RealModelStore implements ModelStore {
     this.inner.close();
     this.inner = await this.place.open();
     this.session = undefined;
+    this.historyTouched = null;
     this.unbarriered = 0;
     this.reopens++;
   }

@@ -18,7 +18,7 @@
  *
  * `WS_SEED=<n>` replays one run; a failure prints its seed, step and the steps before it.
  */
-import { PATH_STATES, type PassDone, type PassResult, type PathReport, type PushResult, skipReason } from '../src/index.ts';
+import { type Hash, PATH_STATES, type PassDone, type PassResult, type PathReport, type PushResult, skipReason } from '../src/index.ts';
 import { Crash, fakeHash, rng } from './fakes/faults.ts';
 import type { FakeVersion } from './fakes/store.ts';
 import { MOUNT, type ModelStore, type World, type WorldOptions, bytes, text, world } from './fakes/world.ts';
@@ -491,6 +491,19 @@ export class Run<S extends ModelStore = ModelStore> {
     }
   }
 
+  /** Blobs by hash: in one call where the store reads many at once (a real store's round trips), else one by one. */
+  private blobsOf(hashes: Iterable<Hash>): Map<Hash, Uint8Array> {
+    const want = [...new Set(hashes)];
+    const { store } = this.w;
+    if (store.getBlobs !== undefined) return store.getBlobs(want);
+    const out = new Map<Hash, Uint8Array>();
+    for (const h of want) {
+      const blob = store.getBlob(h);
+      if (blob !== null) out.set(h, blob);
+    }
+    return out;
+  }
+
   /** After every step: no draft lost, no unseen overwrite, blobs behind every reference and every version. */
   private check(): void {
     const { store, disk } = this.w;
@@ -498,19 +511,43 @@ export class Run<S extends ModelStore = ModelStore> {
     const sweep = this.stats.crashes !== this.checkedAtCrashes || this.step % 500 === 0;
     this.checkedAtCrashes = this.stats.crashes;
     const bySeq = new Map<number, FakeVersion>();
-    for (const p of PATHS) {
+    const checked: FakeVersion[] = [];
+    // Between sweeps, the paths whose history may have grown since the last check (a real
+    // store's history is read whole: every path every step would be quadratic).
+    const written = store.versionsWritten?.() ?? null;
+    for (const p of sweep || written === null ? PATHS : PATHS.filter((q) => written.has(q))) {
       const list = store.versions(MOUNT, p);
       for (const v of sweep ? list : list.slice(-2)) {
         bySeq.set(v.seq, v);
-        if (v.hash === null) continue;
-        const blob = store.getBlob(v.hash);
-        if (blob === null || fakeHash(blob) !== v.hash) this.fail(`version ${v.seq} of ${v.path} (${v.source}) does not read back as recorded`);
+        checked.push(v);
       }
+    }
+    // Every branch's records at once (a scan per branch), and every blob they and the versions name.
+    const branches = [...new Set([...store.branches(), ...this.drafts.keys()])];
+    const records = new Map(branches.map((b) => [b, new Map([...store.scan(b, MOUNT, '')].map((r) => [r.path, r] as const))] as const));
+    const wanted: Hash[] = [];
+    for (const v of checked) if (v.hash !== null) wanted.push(v.hash);
+    for (const byPath of records.values()) {
+      for (const r of byPath.values()) {
+        if (r.tree !== null) wanted.push(r.tree.hash);
+        const side = r.mark?.conflict?.disk;
+        if (side?.kind === 'stored') wanted.push(side.hash);
+      }
+    }
+    const blobs = this.blobsOf(wanted);
+    const workspace = (path: string, branch: string) => {
+      const entry = records.get(branch)?.get(path)?.tree;
+      return entry ? text(blobs.get(entry.hash) ?? null) : null;
+    };
+    for (const v of checked) {
+      if (v.hash === null) continue;
+      const blob = blobs.get(v.hash) ?? null;
+      if (blob === null || fakeHash(blob) !== v.hash) this.fail(`version ${v.seq} of ${v.path} (${v.source}) does not read back as recorded`);
     }
     if (sweep) {
       for (const [seq, expected] of this.versions) {
         const v = bySeq.get(seq);
-        const blob = v?.hash ? store.getBlob(v.hash) : null;
+        const blob = v?.hash ? (blobs.get(v.hash) ?? null) : null;
         if (blob === null || !sameBytes(blob, expected)) this.fail(`the draft recorded as version ${seq} was lost from history or changed`);
       }
     }
@@ -518,27 +555,28 @@ export class Run<S extends ModelStore = ModelStore> {
     this.noteDeliveries();
     for (const [branch, drafts] of this.drafts) {
       for (const [path, content] of drafts) {
-        const held = this.w.workspace(path, branch);
+        const held = workspace(path, branch);
         if (held !== content) this.fail(`the draft ${path} = ${content ?? '(deleted)'} on ${branch} was lost: the workspace holds ${held}`);
       }
     }
-    for (const branch of store.branches()) {
-      for (const [path, entry] of store.tree(branch, MOUNT)) {
-        if (store.getBlob(entry.hash) === null) this.fail(`${path} on ${branch} references a blob the store lost`);
-        const side = store.read(branch, MOUNT, path).mark?.conflict?.disk;
-        if (side?.kind === 'stored' && store.getBlob(side.hash) === null) this.fail(`${path}'s conflict lost its disk side`);
+    for (const [branch, byPath] of records) {
+      for (const [path, r] of byPath) {
+        if (r.tree !== null && !blobs.has(r.tree.hash)) this.fail(`${path} on ${branch} references a blob the store lost`);
+        const side = r.mark?.conflict?.disk;
+        if (side?.kind === 'stored' && !blobs.has(side.hash)) this.fail(`${path}'s conflict lost its disk side`);
       }
     }
     // The model's view of agreement: where the selected branch holds what disk holds (for
     // a file that is not stored: where the evidence names it). A version that returns disk
     // to a content so agreed holds nothing unseen either.
+    const selected = this.branch;
     for (const path of disk.paths()) {
       const v = disk.at(path)!;
-      const held = this.w.workspace(path);
+      const held = workspace(path, selected);
       const content = v.bytes === null ? null : text(v.bytes);
       const opaque = v.bytes !== null && (v.bytes.includes(0) || v.bytes.length > 64);
       if (opaque) {
-        const p = store.read(this.branch, MOUNT, path).evidence;
+        const p = records.get(selected)?.get(path)?.evidence ?? null;
         const id = v.bytes!.length > 64 ? v.fingerprint : fakeHash(v.bytes!);
         // A racy stat's fingerprint carries a suffix the version's own does not.
         if (held === null && p?.kind === 'opaque' && p.id.split('~')[0] === id) v.agreed = true;

@@ -3,7 +3,7 @@
  * that the package never leaves a store record unbarriered across a disk call (a host
  * holding a SQLite transaction from first write to barrier relies on it).
  */
-import { createReconciler, type Reconciler, type StorePort, type TreeEntry } from '../../src/index.ts';
+import { createReconciler, type Hash, type Reconciler, type StorePort } from '../../src/index.ts';
 import { type CoarseClock, FakeDisk } from './disk.ts';
 import { Faults, fakeHash } from './faults.ts';
 import { FakeStore, type FakeVersion } from './store.ts';
@@ -32,14 +32,19 @@ export interface ModelStore extends StorePort {
   switchBranch(name: string): void;
   /** Every version of a path in the history, oldest first. */
   versions(mount: string, path: string): FakeVersion[];
-  /** S on `branch` for every path of `mount`. */
-  tree(branch: string, mount: string): Map<string, TreeEntry>;
   /** Every record but blobs, as text (to check that something decided nothing). */
   recordsSnapshot(): string;
   /** Record writes since the last barrier (blobs aside). */
   unbarrieredRecords(): number;
   /** The process died: the store keeps what its durability keeps (and opens again, for a real one). */
   crash(random: () => number): void | Promise<void>;
+  /**
+   * The paths whose history may have grown since the last call (null: any may have), for a
+   * store whose history is costly to read whole; the model reads every path's without it.
+   */
+  versionsWritten?(): ReadonlySet<string> | null;
+  /** Blobs by hash, many at once (one round trip on a real store); a hash the store lacks is left out. */
+  getBlobs?(hashes: readonly Hash[]): Map<Hash, Uint8Array>;
   /** Runs one reconciler call as the host runs an operation on this store (the fake: as it is). */
   operation?<T>(fn: () => T): T;
 }
