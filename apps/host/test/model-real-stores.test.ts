@@ -18,7 +18,6 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { ModelFailure, Run, STEPS } from '../../../packages/reconcile/test/model-run.ts';
-import type { PgStore } from '../src/store/postgres/pg-store.ts';
 import { RealModelStore } from './model-store.ts';
 import { STORE_ENGINES } from './store-engines.ts';
 
@@ -42,8 +41,8 @@ describe('crash safety, model-based, on the host stores', () => {
         store?.inner.close();
       }
       if (process.env.WS_MODEL_STATS) {
-        const pg = store?.inner as Partial<PgStore> | undefined;
-        console.log(engine.name, seed, `${Math.round(performance.now() - started)} ms`, run.stats, { reopens: store?.reopens, roundTripsSinceLastOpen: pg?.roundTrips });
+        const roundTrips = store?.roundTrips ?? 0;
+        console.log(engine.name, seed, `${Math.round(performance.now() - started)} ms`, run.stats, { reopens: store?.reopens, roundTrips, perStep: roundTrips / STEPS });
       }
       expect(store?.reopens).toBe(run.stats.crashes);
       expect(run.stats.steps).toBe(STEPS);

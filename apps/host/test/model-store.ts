@@ -24,6 +24,8 @@ export class RealModelStore implements ModelStore {
   /** A session of the PostgreSQL store's connection for its holds (made at the first operation). */
   private session: string | undefined;
   reopens = 0;
+  /** Statements sent to PostgreSQL by the stores closed so far (each a round trip). */
+  private roundTripsBefore = 0;
 
   constructor(
     private readonly faults: Faults,
@@ -163,6 +165,11 @@ export class RealModelStore implements ModelStore {
     ) as T;
   }
 
+  /** Statements sent to PostgreSQL over the run (0 on SQLite). */
+  get roundTrips(): number {
+    return this.roundTripsBefore + (this.pg?.roundTrips ?? 0);
+  }
+
   /** The process died: what no barrier committed is rolled back, and the store is opened again. */
   async crash(): Promise<void> {
     const pg = this.pg;
@@ -172,6 +179,7 @@ export class RealModelStore implements ModelStore {
       const db = (this.inner as unknown as { db: Database }).db;
       if (db.inTransaction) db.run('ROLLBACK');
     }
+    this.roundTripsBefore += pg?.roundTrips ?? 0;
     this.inner.close();
     this.inner = await this.place.open();
     this.session = undefined;

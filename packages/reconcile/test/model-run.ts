@@ -523,7 +523,8 @@ export class Run<S extends ModelStore = ModelStore> {
       }
     }
     // Every branch's records at once (a scan per branch), and every blob they and the versions name.
-    const branches = [...new Set([...store.branches(), ...this.drafts.keys()])];
+    // The model knows every branch (it made each one).
+    const branches = [...this.drafts.keys()];
     const records = new Map(branches.map((b) => [b, new Map([...store.scan(b, MOUNT, '')].map((r) => [r.path, r] as const))] as const));
     const wanted: Hash[] = [];
     for (const v of checked) if (v.hash !== null) wanted.push(v.hash);
