@@ -14,7 +14,10 @@
  * compare-and-set), without the advisory lock itself (one process, nothing to wait for).
  *
  * One seed per engine per run, in the test's name; `WS_SEED=<n>` replays it;
- * `WS_MODEL_STATS=1` prints the reach, the time and (PostgreSQL) the round trips.
+ * `WS_MODEL_STATS=1` prints the reach, the time and (PostgreSQL) the round trips. On a
+ * loaded 2-core machine a run took about 40 s on SQLite and 3.5 min on PostgreSQL (about
+ * 21 statements a step; most of the time goes on reading whole histories, which the model
+ * checks after every crash, and on opening the store again after some 650 crashes).
  */
 import { describe, expect, test } from 'bun:test';
 import { ModelFailure, Run, STEPS } from '../../../packages/reconcile/test/model-run.ts';
