@@ -23,6 +23,38 @@ export const FIRST_BRANCH = 'main';
 const BLOB_CHUNK = 256;
 /** How many blobs one transaction of the background indexer adds. */
 const INDEX_BATCH = 32;
+/** How many rows of records wait in memory before they are written (each table's rows, many to a statement). */
+const ROWS_HELD = 512;
+/** How many rows one multi-row INSERT writes. */
+const ROWS_PER_STATEMENT = 128;
+
+/** A row of a keyed records table as bound to its INSERT, or null: the row removed. */
+type HeldRow = readonly (string | number | null)[] | null;
+
+/**
+ * The keyed records tables a write is held for: each table's columns (its key first),
+ * the upsert's SET list and the removal (by the key's columns).
+ */
+const HELD_TABLES = {
+  tree: { columns: ['branch', 'mount', 'path', 'hash', 'size', 'mode', 'seq'], key: 3 },
+  evidence: { columns: ['mount', 'path', 'record'], key: 2 },
+  marks: { columns: ['branch', 'mount', 'path', 'record'], key: 3 },
+  pending: { columns: ['mount', 'path', 'record'], key: 2 },
+} as const;
+type HeldTable = keyof typeof HELD_TABLES;
+const HISTORY_COLUMNS = ['seq', 'branch', 'mount', 'path', 'hash', 'size', 'mode', 'at', 'source', 'moved_from'] as const;
+
+/** The multi-row statement writing `rows` rows of `table` (held tables upsert; history only adds). */
+function manyRowsSql(table: HeldTable | 'history', rows: number): string {
+  const columns: readonly string[] = table === 'history' ? HISTORY_COLUMNS : HELD_TABLES[table].columns;
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const values = Array.from({ length: rows }, () => tuple).join(', ');
+  const insert = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}`;
+  if (table === 'history') return insert;
+  const { key } = HELD_TABLES[table];
+  const set = columns.slice(key).map((c) => `${c} = excluded.${c}`).join(', ');
+  return `${insert} ON CONFLICT (${columns.slice(0, key).join(', ')}) DO UPDATE SET ${set}`;
+}
 
 const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -116,6 +148,26 @@ export class SqliteStore implements Store {
   /** Set once the store was found damaged: every later call says so. */
   private broken: StoreError | undefined;
   private open = true;
+  /**
+   * Record writes not yet sent to SQLite, each table's by key (the last write of a key
+   * wins), and history rows in order: written many to a statement when enough are held,
+   * and before anything reads a record or commits (see {@link flush}). They belong to the
+   * open transaction: a failure drops them with it, a crash loses them with it.
+   */
+  private held: Record<HeldTable, Map<string, { readonly key: readonly string[]; readonly row: HeldRow }>> = {
+    tree: new Map(),
+    evidence: new Map(),
+    marks: new Map(),
+    pending: new Map(),
+  };
+  private heldHistory: (string | number | null)[][] = [];
+  /** The newest held history row of each mount and path (`addVersion` asks). */
+  private heldNewest = new Map<string, { readonly branch: string; readonly hash: string | null; readonly source: string }>();
+  private heldCount = 0;
+  /** The seq the next held history row takes (known while rows are held; the write lock keeps it ours). */
+  private nextSeq: number | undefined;
+  /** Multi-row statements by table and row count. */
+  private readonly manyRows = new Map<string, Statement>();
 
   constructor(path: string, db: Database) {
     this.path = path;
@@ -142,31 +194,22 @@ export class SqliteStore implements Store {
       hasBlob: prepare('SELECT id, unreferenced_at FROM blob WHERE hash = ?'),
       keepBlob: prepare('UPDATE blob SET unreferenced_at = NULL WHERE id = ?'),
       putBlob: prepare('INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?)'),
+      // One statement for "store it, or keep the one stored": no look-up before it.
+      putBlobKept: prepare(
+        'INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (hash) DO UPDATE SET unreferenced_at = NULL WHERE unreferenced_at IS NOT NULL',
+      ),
       unindexed: prepare('SELECT id, codec, bytes FROM blob WHERE indexed <> 1 AND indexed = 0 ORDER BY id LIMIT ?'),
       unindexedHashes: prepare('SELECT hash FROM blob WHERE indexed <> 1'),
       indexText: prepare('INSERT INTO blob_text (rowid, text) VALUES (?, ?)'),
       setIndexed: prepare('UPDATE blob SET indexed = ? WHERE id = ?'),
-      history: prepare('INSERT INTO history (branch, mount, path, hash, size, mode, at, source, moved_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       treeHash: prepare('SELECT hash, seq FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
       newestVersion: prepare('SELECT branch, hash, source FROM history WHERE mount = ? AND path = ? ORDER BY seq DESC LIMIT 1'),
       versionBySeq: prepare('SELECT seq, branch, mount, path, hash, size, at, source, moved_from FROM history WHERE seq = ?'),
       versions: prepare('SELECT seq, branch, path, hash, size, at, source, moved_from FROM history WHERE mount = ? AND path = ? AND seq < ? ORDER BY seq'),
-      setTree: prepare(
-        'INSERT INTO tree (branch, mount, path, hash, size, mode, seq) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
-          'ON CONFLICT (branch, mount, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mode = excluded.mode, seq = excluded.seq',
-      ),
       removeTree: prepare('DELETE FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
-      setEvidence: prepare(
-        'INSERT INTO evidence (mount, path, record) VALUES (?, ?, ?) ON CONFLICT (mount, path) DO UPDATE SET record = excluded.record',
-      ),
       removeEvidence: prepare('DELETE FROM evidence WHERE mount = ? AND path = ?'),
-      setPending: prepare(
-        'INSERT INTO pending (mount, path, record) VALUES (?, ?, ?) ON CONFLICT (mount, path) DO UPDATE SET record = excluded.record',
-      ),
       removePending: prepare('DELETE FROM pending WHERE mount = ? AND path = ?'),
-      setMark: prepare(
-        'INSERT INTO marks (branch, mount, path, record) VALUES (?, ?, ?, ?) ON CONFLICT (branch, mount, path) DO UPDATE SET record = excluded.record',
-      ),
       removeMark: prepare('DELETE FROM marks WHERE branch = ? AND mount = ? AND path = ?'),
       rootIdentity: prepare('SELECT identity FROM roots WHERE mount = ?'),
       setRootIdentity: prepare(
@@ -180,8 +223,14 @@ export class SqliteStore implements Store {
    * rolls back what the open transaction held (the durability contract allows losing
    * writes since the last barrier); a damaged store is closed at once and stays refused.
    */
-  private guard<T>(doing: 'read' | 'written', fn: () => T): T {
+  private guard<T>(doing: 'read' | 'written', fn: () => T, keepHeld = false): T {
     if (this.broken !== undefined) throw this.broken;
+    // Whatever reads or writes records outside the held rows sees them written first.
+    if (!keepHeld && this.heldCount > 0) this.guardNow('written', () => this.flush());
+    return this.guardNow(doing, fn);
+  }
+
+  private guardNow<T>(doing: 'read' | 'written', fn: () => T): T {
     try {
       return fn();
     } catch (err) {
@@ -196,6 +245,7 @@ export class SqliteStore implements Store {
           // the failure already ended the transaction
         }
       }
+      this.dropHeld(); // they were the rolled-back transaction's
       this.scanCache = undefined; // it may hold writes the failure undid
       throw fault;
     }
@@ -211,8 +261,65 @@ export class SqliteStore implements Store {
     if (!this.db.inTransaction) this.db.run('BEGIN IMMEDIATE');
   }
 
+  /** Holds one keyed row for the next flush; flushes when enough are held. */
+  private hold(table: HeldTable, key: readonly string[], row: HeldRow): void {
+    const k = key.join('\u0000');
+    const rows = this.held[table];
+    if (!rows.delete(k)) this.heldCount++;
+    rows.set(k, { key, row });
+    if (this.heldCount >= ROWS_HELD) this.flush();
+  }
+
+  /** Writes every held row, many to a statement, into the open transaction. */
+  private flush(): void {
+    if (this.heldCount === 0) return;
+    this.begin();
+    this.writeMany('history', this.heldHistory);
+    for (const table of Object.keys(this.held) as HeldTable[]) {
+      const upserts: (readonly (string | number | null)[])[] = [];
+      // In key order: each B-tree is written page by page, not at random.
+      const entries = [...this.held[table]].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      for (const [, { key, row }] of entries) {
+        if (row === null) this.removeStatement(table).run(...key);
+        else upserts.push(row);
+      }
+      this.writeMany(table, upserts);
+    }
+    this.dropHeld();
+  }
+
+  /** Rows into `table`, {@link ROWS_PER_STATEMENT} to a statement. */
+  private writeMany(table: HeldTable | 'history', rows: readonly (readonly (string | number | null)[])[]): void {
+    for (let at = 0; at < rows.length; at += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(at, at + ROWS_PER_STATEMENT);
+      const name = `${table}:${chunk.length}`;
+      let statement = this.manyRows.get(name);
+      if (statement === undefined) {
+        statement = this.db.prepare(manyRowsSql(table, chunk.length));
+        this.manyRows.set(name, statement);
+      }
+      statement.run(...chunk.flat());
+    }
+  }
+
+  private removeStatement(table: HeldTable): Statement {
+    if (table === 'tree') return this.q.removeTree;
+    if (table === 'evidence') return this.q.removeEvidence;
+    if (table === 'marks') return this.q.removeMark;
+    return this.q.removePending;
+  }
+
+  private dropHeld(): void {
+    for (const rows of Object.values(this.held)) rows.clear();
+    this.heldHistory = [];
+    this.heldNewest.clear();
+    this.heldCount = 0;
+    // Allocated again from the table at the next held version: anything may add history in between.
+    this.nextSeq = undefined;
+  }
+
   selectedBranch(): string {
-    return this.guard('read', () => (this.q.selected.get() as { value: string }).value);
+    return this.guard('read', () => (this.q.selected.get() as { value: string }).value, true);
   }
 
   read(branch: string, mount: string, path: string): StoredPath {
@@ -257,10 +364,14 @@ export class SqliteStore implements Store {
   }
 
   getBlob(hash: Hash): Uint8Array | null {
-    return this.guard('read', () => {
-      const row = this.q.getBlob.get(hash) as { codec: string; bytes: Uint8Array } | null;
-      return row === null ? null : unpackBlob(row.codec, row.bytes);
-    });
+    return this.guard(
+      'read',
+      () => {
+        const row = this.q.getBlob.get(hash) as { codec: string; bytes: Uint8Array } | null;
+        return row === null ? null : unpackBlob(row.codec, row.bytes);
+      },
+      true,
+    );
   }
 
   getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array> {
@@ -281,7 +392,7 @@ export class SqliteStore implements Store {
         for (const r of rows) found.set(r.hash, { codec: r.codec, bytes: r.bytes });
       }
       return found;
-    });
+    }, true);
   }
 
   putBlob(hash: Hash, bytes: Uint8Array): void {
@@ -292,7 +403,15 @@ export class SqliteStore implements Store {
   async putBlobSoon(hash: Hash, bytes: Uint8Array): Promise<void> {
     if (this.putPacked(hash, bytes.length, null)) return;
     const packed = await packBlobSoon(bytes);
-    this.putPacked(hash, bytes.length, () => packed);
+    // Another put may have stored it meanwhile: the insert keeps that row (and keeps it from collection).
+    this.guard(
+      'written',
+      () => {
+        this.begin();
+        this.q.putBlobKept.run(hash, bytes.length, packed.codec, packed.bytes);
+      },
+      true,
+    );
   }
 
   /**
@@ -318,7 +437,7 @@ export class SqliteStore implements Store {
       this.begin();
       this.q.putBlob.run(hash, size, packed.codec, packed.bytes);
       return true;
-    });
+    }, true);
   }
 
   indexSome(budgetMs: number, now: () => number = () => performance.now()): number {
@@ -401,69 +520,113 @@ export class SqliteStore implements Store {
     });
   }
 
+  // The record writes a pass makes for each path are held (see `held`) and written many
+  // rows to a statement: a first sync makes tens of thousands.
+
   setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
-    this.guard('written', () => {
-      this.write();
-      const was = this.q.treeHash.get(branch, mount, path) as { hash: string; seq: number } | null;
-      // A version where the text or its presence changes, or a move; a mode alone is not one.
-      let seq = was?.seq ?? 0;
-      if ((was?.hash ?? null) !== (entry?.hash ?? null) || cause.movedFrom !== undefined) seq = this.insertVersion(branch, mount, path, entry, cause);
-      if (entry === null) this.q.removeTree.run(branch, mount, path);
-      else this.q.setTree.run(branch, mount, path, entry.hash, entry.size, entry.mode, seq);
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        const was = this.treeNow(branch, mount, path);
+        // A version where the text or its presence changes, or a move; a mode alone is not one.
+        let seq = was?.seq ?? 0;
+        if ((was?.hash ?? null) !== (entry?.hash ?? null) || cause.movedFrom !== undefined) seq = this.holdVersion(branch, mount, path, entry, cause);
+        this.hold('tree', [branch, mount, path], entry === null ? null : [branch, mount, path, entry.hash, entry.size, entry.mode, seq]);
+      },
+      true,
+    );
+  }
+
+  /** A tree entry's hash and seq, held or stored. */
+  private treeNow(branch: string, mount: string, path: string): { hash: string; seq: number } | null {
+    const held = this.held.tree.get(`${branch}\u0000${mount}\u0000${path}`);
+    if (held === undefined) return this.q.treeHash.get(branch, mount, path) as { hash: string; seq: number } | null;
+    return held.row === null ? null : { hash: held.row[3] as string, seq: held.row[6] as number };
   }
 
   addVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
-    this.guard('written', () => {
-      this.write();
-      const newest = this.q.newestVersion.get(mount, path) as { branch: string; hash: string | null; source: string } | null;
-      if (newest !== null && newest.branch === branch && newest.source === cause.source && newest.hash === (entry?.hash ?? null)) return;
-      this.insertVersion(branch, mount, path, entry, cause);
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        const newest =
+          this.heldNewest.get(`${mount}\u0000${path}`) ??
+          (this.q.newestVersion.get(mount, path) as { branch: string; hash: string | null; source: string } | null);
+        if (newest !== null && newest.branch === branch && newest.source === cause.source && newest.hash === (entry?.hash ?? null)) return;
+        this.holdVersion(branch, mount, path, entry, cause);
+      },
+      true,
+    );
   }
 
-  /** One history row (inside the open transaction); its seq. */
-  private insertVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): number {
-    const row = this.q.history.run(branch, mount, path, entry?.hash ?? null, entry?.size ?? null, entry?.mode ?? null, Date.now(), cause.source, cause.movedFrom ?? null);
-    return Number(row.lastInsertRowid);
+  /** One history row, held for the open transaction; its seq (the one SQLite would give it). */
+  private holdVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): number {
+    // AUTOINCREMENT's next: past the highest seq ever given, removed or not.
+    this.nextSeq ??=
+      (
+        this.db
+          .query("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history'), 0), coalesce((SELECT max(seq) FROM history), 0)) AS s")
+          .get() as { s: number }
+      ).s + 1;
+    const seq = this.nextSeq++;
+    const hash = entry?.hash ?? null;
+    this.heldHistory.push([seq, branch, mount, path, hash, entry?.size ?? null, entry?.mode ?? null, Date.now(), cause.source, cause.movedFrom ?? null]);
+    this.heldNewest.set(`${mount}\u0000${path}`, { branch, hash, source: cause.source });
+    this.heldCount++;
+    return seq;
   }
 
   setEvidence(mount: string, path: string, evidence: Evidence | null): void {
-    this.guard('written', () => {
-      this.write();
-      if (evidence === null) this.q.removeEvidence.run(mount, path);
-      else this.q.setEvidence.run(mount, path, JSON.stringify(evidence));
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.hold('evidence', [mount, path], evidence === null ? null : [mount, path, JSON.stringify(evidence)]);
+      },
+      true,
+    );
   }
 
   setPending(mount: string, path: string, pending: PendingEffect | null): void {
-    this.guard('written', () => {
-      this.write();
-      if (pending === null) this.q.removePending.run(mount, path);
-      else this.q.setPending.run(mount, path, JSON.stringify(pending));
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.hold('pending', [mount, path], pending === null ? null : [mount, path, JSON.stringify(pending)]);
+      },
+      true,
+    );
   }
 
   setMark(branch: string, mount: string, path: string, mark: BranchMark | null): void {
-    this.guard('written', () => {
-      this.write();
-      if (mark === null) this.q.removeMark.run(branch, mount, path);
-      else this.q.setMark.run(branch, mount, path, JSON.stringify(mark));
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.hold('marks', [branch, mount, path], mark === null ? null : [branch, mount, path, JSON.stringify(mark)]);
+      },
+      true,
+    );
   }
 
   rootIdentity(mount: string): string | null {
-    return this.guard('read', () => (this.q.rootIdentity.get(mount) as { identity: string } | null)?.identity ?? null);
+    return this.guard('read', () => (this.q.rootIdentity.get(mount) as { identity: string } | null)?.identity ?? null, true);
   }
 
   setRootIdentity(mount: string, identity: string): void {
-    this.guard('written', () => {
-      this.write();
-      this.q.setRootIdentity.run(mount, identity);
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.q.setRootIdentity.run(mount, identity);
+      },
+      true,
+    );
   }
 
   barrier(): void {
+    // `guard` writes the held rows first: the commit takes them with everything else.
     this.guard('written', () => {
       if (this.db.inTransaction) this.db.run('COMMIT');
     });
@@ -629,7 +792,9 @@ export class SqliteStore implements Store {
   private shut(): void {
     if (!this.open) return;
     this.open = false;
+    this.dropHeld();
     for (const statement of Object.values(this.q)) statement.finalize();
+    for (const statement of this.manyRows.values()) statement.finalize();
     this.db.close();
   }
 }
