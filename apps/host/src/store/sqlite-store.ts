@@ -34,10 +34,7 @@ const ROWS_PER_STATEMENT = 128;
 /** A row of a records table as bound to its INSERT (a keyed table's key columns first). */
 type HeldRow = readonly (string | number | null)[];
 
-/**
- * The keyed records tables a write is held for: each table's columns (its key first),
- * the upsert's SET list and the removal (by the key's columns).
- */
+/** The keyed records tables whose writes are held: each table's columns, the first `key` of them its primary key. */
 const HELD_TABLES = {
   tree: { columns: ['branch', 'mount', 'path', 'hash', 'size', 'mode', 'seq'], key: 3 },
   evidence: { columns: ['mount', 'path', 'record'], key: 2 },
@@ -241,8 +238,10 @@ export class SqliteStore implements Store {
    */
   private guard<T>(doing: 'read' | 'written', fn: () => T, keep?: 'records' | 'all'): T {
     if (this.broken !== undefined) throw this.broken;
-    // Whatever reads or writes outside the held rows and blobs sees them written first
-    // (`keep`: a call that reads or writes neither held records, or neither at all).
+    // Whatever else touches their tables sees the held rows and blobs written first. `keep`:
+    // 'records' for a call touching no records table (the held rows may wait), 'all' for
+    // one touching neither those tables nor the blobs (a record write, a blob put, the
+    // selected branch, a root).
     if (keep !== 'all' && this.heldBlobs.size > 0) this.guardNow('written', () => this.flushBlobs());
     if (keep === undefined && this.heldCount > 0) this.guardNow('written', () => this.flush());
     return this.guardNow(doing, fn);
