@@ -14,7 +14,8 @@ import { seededRandom, tempDir } from './fixtures.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
 import { makeWorkspace, ws } from './ws-process.ts';
 
-const PAGE = 4096;
+/** A store's page size, from its header (bytes 16–17, big-endian). */
+const pageOf = (bytes: Buffer) => bytes.readUInt16BE(16);
 
 /** The store's directory as a refusal must leave it: every file but the lock files, with its bytes. */
 function snapshot(dir: string): Record<string, string> {
@@ -56,6 +57,7 @@ describe('a refused store is left byte for byte as it was', () => {
   test('a damaged page', async () => {
     const { w, storeDir, store } = await storedWorkspace();
     const bytes = readFileSync(store);
+    const PAGE = pageOf(bytes);
     for (let at = PAGE; at < bytes.length; at += PAGE) bytes.fill(0xa5, at, at + PAGE); // every page but the first
     writeFileSync(store, bytes);
     await expectRefused(w, storeDir, /^ws: The store .*store\.sqlite is damaged \(.*\); ws will not use it\. Stop ws, move the file away/);
@@ -120,6 +122,7 @@ describe('a store failing mid-call is one sentence', () => {
     const overflow = stat.query("SELECT pageno FROM dbstat WHERE name = 'blob' AND pagetype = 'overflow'").all() as { pageno: number }[];
     stat.close();
     const bytes = readFileSync(store);
+    const PAGE = pageOf(bytes);
     let damaged = 0;
     for (const { pageno } of overflow) {
       // An overflow page starts with a 4-byte pointer to the next one.

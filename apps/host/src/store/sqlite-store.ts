@@ -23,6 +23,39 @@ export const FIRST_BRANCH = 'main';
 const BLOB_CHUNK = 256;
 /** How many blobs one transaction of the background indexer adds. */
 const INDEX_BATCH = 32;
+/** How many rows of records wait in memory before they are written (each table's rows, many to a statement). */
+const ROWS_HELD = 512;
+/** How many packed blobs (and how many of their bytes) wait before they are inserted. */
+const BLOBS_HELD = 64;
+const BLOB_BYTES_HELD = 4 * 1024 * 1024;
+/** How many rows one multi-row INSERT writes (a power of two). */
+const ROWS_PER_STATEMENT = 128;
+
+/** A row of a records table as bound to its INSERT (a keyed table's key columns first). */
+type HeldRow = readonly (string | number | null)[];
+
+/** The keyed records tables whose writes are held: each table's columns, the first `key` of them its primary key. */
+const HELD_TABLES = {
+  tree: { columns: ['branch', 'mount', 'path', 'hash', 'size', 'mode', 'seq'], key: 3 },
+  evidence: { columns: ['mount', 'path', 'record'], key: 2 },
+  marks: { columns: ['branch', 'mount', 'path', 'record'], key: 3 },
+  pending: { columns: ['mount', 'path', 'record'], key: 2 },
+} as const;
+type HeldTable = keyof typeof HELD_TABLES;
+const HELD_TABLE_NAMES = Object.keys(HELD_TABLES) as HeldTable[];
+const HISTORY_COLUMNS = ['seq', 'branch', 'mount', 'path', 'hash', 'size', 'mode', 'at', 'source', 'moved_from'] as const;
+
+/** The multi-row statement writing `rows` rows of `table` (held tables upsert; history only adds). */
+function manyRowsSql(table: HeldTable | 'history', rows: number): string {
+  const columns: readonly string[] = table === 'history' ? HISTORY_COLUMNS : HELD_TABLES[table].columns;
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const values = Array.from({ length: rows }, () => tuple).join(', ');
+  const insert = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}`;
+  if (table === 'history') return insert;
+  const { key } = HELD_TABLES[table];
+  const set = columns.slice(key).map((c) => `${c} = excluded.${c}`).join(', ');
+  return `${insert} ON CONFLICT (${columns.slice(0, key).join(', ')}) DO UPDATE SET ${set}`;
+}
 
 const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -116,6 +149,38 @@ export class SqliteStore implements Store {
   /** Set once the store was found damaged: every later call says so. */
   private broken: StoreError | undefined;
   private open = true;
+  /**
+   * Record writes not yet sent to SQLite, each table's by key (the last write of a key
+   * wins), and history rows in order: written many to a statement when enough are held,
+   * and before anything reads a record or commits (see {@link flush}). They belong to the
+   * open transaction: a failure drops them with it, a crash loses them with it.
+   */
+  private held: Record<HeldTable, { readonly rows: Map<string, HeldRow>; readonly removed: Map<string, readonly string[]> }> = {
+    tree: { rows: new Map(), removed: new Map() },
+    evidence: { rows: new Map(), removed: new Map() },
+    marks: { rows: new Map(), removed: new Map() },
+    pending: { rows: new Map(), removed: new Map() },
+  };
+  private heldHistory: HeldRow[] = [];
+  /** The newest held history row of each mount and path (`addVersion` asks). */
+  private heldNewest = new Map<string, { readonly branch: string; readonly hash: string | null; readonly source: string }>();
+  private heldCount = 0;
+  /** The seq the next held history row takes (known while rows are held; the write lock keeps it ours). */
+  private nextSeq: number | undefined;
+  /**
+   * Packed blobs not yet inserted, by hash: inserted together (a few dozen inserts in a row
+   * run in a fraction of the time of each alone, between reads), before any other call.
+   */
+  private readonly heldBlobs = new Map<Hash, { readonly size: number; readonly codec: string; readonly at: number; readonly length: number }>();
+  private heldBlobBytes = 0;
+  /**
+   * The held blobs' bytes, copied in one after another: one buffer for the life of the
+   * store, so the buffers that compression hands back die young (held themselves, they
+   * outlived the young generation and raised a first sync's peak RSS by tens of MiB).
+   */
+  private blobArena: Uint8Array | undefined;
+  /** Multi-row statements by table and row count, each with the array its values are bound from (reused: a first sync binds millions). */
+  private readonly manyRows = new Map<string, { readonly statement: Statement; readonly values: (string | number | null)[] }>();
 
   constructor(path: string, db: Database) {
     this.path = path;
@@ -142,31 +207,22 @@ export class SqliteStore implements Store {
       hasBlob: prepare('SELECT id, unreferenced_at FROM blob WHERE hash = ?'),
       keepBlob: prepare('UPDATE blob SET unreferenced_at = NULL WHERE id = ?'),
       putBlob: prepare('INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?)'),
+      // One statement for "store it, or keep the one stored": no look-up before it.
+      putBlobKept: prepare(
+        'INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (hash) DO UPDATE SET unreferenced_at = NULL WHERE unreferenced_at IS NOT NULL',
+      ),
       unindexed: prepare('SELECT id, codec, bytes FROM blob WHERE indexed <> 1 AND indexed = 0 ORDER BY id LIMIT ?'),
       unindexedHashes: prepare('SELECT hash FROM blob WHERE indexed <> 1'),
       indexText: prepare('INSERT INTO blob_text (rowid, text) VALUES (?, ?)'),
       setIndexed: prepare('UPDATE blob SET indexed = ? WHERE id = ?'),
-      history: prepare('INSERT INTO history (branch, mount, path, hash, size, mode, at, source, moved_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       treeHash: prepare('SELECT hash, seq FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
       newestVersion: prepare('SELECT branch, hash, source FROM history WHERE mount = ? AND path = ? ORDER BY seq DESC LIMIT 1'),
       versionBySeq: prepare('SELECT seq, branch, mount, path, hash, size, at, source, moved_from FROM history WHERE seq = ?'),
       versions: prepare('SELECT seq, branch, path, hash, size, at, source, moved_from FROM history WHERE mount = ? AND path = ? AND seq < ? ORDER BY seq'),
-      setTree: prepare(
-        'INSERT INTO tree (branch, mount, path, hash, size, mode, seq) VALUES (?, ?, ?, ?, ?, ?, ?) ' +
-          'ON CONFLICT (branch, mount, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mode = excluded.mode, seq = excluded.seq',
-      ),
       removeTree: prepare('DELETE FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
-      setEvidence: prepare(
-        'INSERT INTO evidence (mount, path, record) VALUES (?, ?, ?) ON CONFLICT (mount, path) DO UPDATE SET record = excluded.record',
-      ),
       removeEvidence: prepare('DELETE FROM evidence WHERE mount = ? AND path = ?'),
-      setPending: prepare(
-        'INSERT INTO pending (mount, path, record) VALUES (?, ?, ?) ON CONFLICT (mount, path) DO UPDATE SET record = excluded.record',
-      ),
       removePending: prepare('DELETE FROM pending WHERE mount = ? AND path = ?'),
-      setMark: prepare(
-        'INSERT INTO marks (branch, mount, path, record) VALUES (?, ?, ?, ?) ON CONFLICT (branch, mount, path) DO UPDATE SET record = excluded.record',
-      ),
       removeMark: prepare('DELETE FROM marks WHERE branch = ? AND mount = ? AND path = ?'),
       rootIdentity: prepare('SELECT identity FROM roots WHERE mount = ?'),
       setRootIdentity: prepare(
@@ -180,8 +236,18 @@ export class SqliteStore implements Store {
    * rolls back what the open transaction held (the durability contract allows losing
    * writes since the last barrier); a damaged store is closed at once and stays refused.
    */
-  private guard<T>(doing: 'read' | 'written', fn: () => T): T {
+  private guard<T>(doing: 'read' | 'written', fn: () => T, keep?: 'records' | 'all'): T {
     if (this.broken !== undefined) throw this.broken;
+    // Whatever else touches their tables sees the held rows and blobs written first. `keep`:
+    // 'records' for a call touching no records table (the held rows may wait), 'all' for
+    // one touching neither those tables nor the blobs (a record write, a blob put, the
+    // selected branch, a root).
+    if (keep !== 'all' && this.heldBlobs.size > 0) this.guardNow('written', () => this.flushBlobs());
+    if (keep === undefined && this.heldCount > 0) this.guardNow('written', () => this.flush());
+    return this.guardNow(doing, fn);
+  }
+
+  private guardNow<T>(doing: 'read' | 'written', fn: () => T): T {
     try {
       return fn();
     } catch (err) {
@@ -196,6 +262,7 @@ export class SqliteStore implements Store {
           // the failure already ended the transaction
         }
       }
+      this.dropAllHeld(); // they were the rolled-back transaction's
       this.scanCache = undefined; // it may hold writes the failure undid
       throw fault;
     }
@@ -211,8 +278,81 @@ export class SqliteStore implements Store {
     if (!this.db.inTransaction) this.db.run('BEGIN IMMEDIATE');
   }
 
+  /** Holds one keyed row for the next flush; flushes when enough are held. */
+  private hold(table: HeldTable, key: readonly string[], row: HeldRow | null): void {
+    const k = key.join('\u0000');
+    const { rows, removed } = this.held[table];
+    if (!rows.delete(k) && !removed.delete(k)) this.heldCount++;
+    if (row === null) removed.set(k, key);
+    else rows.set(k, row);
+    if (this.heldCount >= ROWS_HELD) this.flush();
+  }
+
+  /** Writes every held row, many to a statement, into the open transaction. */
+  private flush(): void {
+    if (this.heldCount === 0) return;
+    this.begin();
+    this.writeMany('history', this.heldHistory);
+    // In the order written (a pass writes its paths in order, so each B-tree is written page by page).
+    for (const table of HELD_TABLE_NAMES) {
+      const { rows, removed } = this.held[table];
+      for (const key of removed.values()) this.removeStatement(table).run(...key);
+      this.writeMany(table, [...rows.values()]);
+    }
+    this.dropHeld();
+  }
+
+  /**
+   * Rows into `table`, {@link ROWS_PER_STATEMENT} to a statement, the rest in statements of
+   * a power of two rows (so a table has at most eight statements, each prepared once).
+   */
+  private writeMany(table: HeldTable | 'history', rows: readonly HeldRow[]): void {
+    for (let at = 0; at < rows.length; ) {
+      let n = ROWS_PER_STATEMENT;
+      while (n > rows.length - at) n >>= 1;
+      const name = `${table}:${n}`;
+      let many = this.manyRows.get(name);
+      if (many === undefined) {
+        many = { statement: this.db.prepare(manyRowsSql(table, n)), values: [] };
+        this.manyRows.set(name, many);
+      }
+      const { values } = many;
+      let v = 0;
+      for (let r = at; r < at + n; r++) for (const value of rows[r]) values[v++] = value;
+      many.statement.run(...values);
+      at += n;
+    }
+  }
+
+  private removeStatement(table: HeldTable): Statement {
+    if (table === 'tree') return this.q.removeTree;
+    if (table === 'evidence') return this.q.removeEvidence;
+    if (table === 'marks') return this.q.removeMark;
+    return this.q.removePending;
+  }
+
+  /** Forgets every held record and blob (the transaction they belonged to is gone). */
+  private dropAllHeld(): void {
+    this.heldBlobs.clear();
+    this.heldBlobBytes = 0;
+    this.dropHeld();
+  }
+
+  /** Forgets the held records (written, or gone with their transaction). */
+  private dropHeld(): void {
+    for (const { rows, removed } of Object.values(this.held)) {
+      rows.clear();
+      removed.clear();
+    }
+    this.heldHistory = [];
+    this.heldNewest.clear();
+    this.heldCount = 0;
+    // Allocated again from the table at the next held version: anything may add history in between.
+    this.nextSeq = undefined;
+  }
+
   selectedBranch(): string {
-    return this.guard('read', () => (this.q.selected.get() as { value: string }).value);
+    return this.guard('read', () => (this.q.selected.get() as { value: string }).value, 'all');
   }
 
   read(branch: string, mount: string, path: string): StoredPath {
@@ -257,10 +397,14 @@ export class SqliteStore implements Store {
   }
 
   getBlob(hash: Hash): Uint8Array | null {
-    return this.guard('read', () => {
-      const row = this.q.getBlob.get(hash) as { codec: string; bytes: Uint8Array } | null;
-      return row === null ? null : unpackBlob(row.codec, row.bytes);
-    });
+    return this.guard(
+      'read',
+      () => {
+        const row = this.q.getBlob.get(hash) as { codec: string; bytes: Uint8Array } | null;
+        return row === null ? null : unpackBlob(row.codec, row.bytes);
+      },
+      'records',
+    );
   }
 
   getBlobs(hashes: readonly Hash[]): Map<Hash, Uint8Array> {
@@ -281,7 +425,7 @@ export class SqliteStore implements Store {
         for (const r of rows) found.set(r.hash, { codec: r.codec, bytes: r.bytes });
       }
       return found;
-    });
+    }, 'records');
   }
 
   putBlob(hash: Hash, bytes: Uint8Array): void {
@@ -292,7 +436,37 @@ export class SqliteStore implements Store {
   async putBlobSoon(hash: Hash, bytes: Uint8Array): Promise<void> {
     if (this.putPacked(hash, bytes.length, null)) return;
     const packed = await packBlobSoon(bytes);
-    this.putPacked(hash, bytes.length, () => packed);
+    this.guard(
+      'written',
+      () => {
+        this.begin();
+        if (this.heldBlobs.has(hash)) return;
+        const length = packed.bytes.length;
+        if (this.heldBlobs.size >= BLOBS_HELD || this.heldBlobBytes + length > BLOB_BYTES_HELD) this.flushBlobs();
+        if (length > BLOB_BYTES_HELD) {
+          // Larger than the arena: inserted now (the held ones went first).
+          this.q.putBlobKept.run(hash, bytes.length, packed.codec, packed.bytes);
+          return;
+        }
+        this.blobArena ??= new Uint8Array(BLOB_BYTES_HELD);
+        // A copy: the bytes (raw ones are the caller's) may be reused once this returns.
+        this.blobArena.set(packed.bytes, this.heldBlobBytes);
+        this.heldBlobs.set(hash, { size: bytes.length, codec: packed.codec, at: this.heldBlobBytes, length });
+        this.heldBlobBytes += length;
+      },
+      'all',
+    );
+  }
+
+  /** Inserts the held blobs, one after another. */
+  private flushBlobs(): void {
+    if (this.heldBlobs.size === 0) return;
+    this.begin();
+    // Another put may have stored one meanwhile: the insert keeps that row (and keeps it from collection).
+    const arena = this.blobArena as Uint8Array;
+    for (const [hash, b] of this.heldBlobs) this.q.putBlobKept.run(hash, b.size, b.codec, arena.subarray(b.at, b.at + b.length));
+    this.heldBlobs.clear();
+    this.heldBlobBytes = 0;
   }
 
   /**
@@ -304,6 +478,7 @@ export class SqliteStore implements Store {
     // the store lock keeps other processes from waiting on it while a pass reads disk.
     // A blob changes no record, so a cached scan stays good.
     return this.guard('written', () => {
+      if (this.heldBlobs.has(hash)) return true;
       const known = this.q.hasBlob.get(hash) as { id: number; unreferenced_at: number | null } | null;
       if (known !== null) {
         // Referred to again: a collection's grace starts over when it next finds it unreferenced.
@@ -318,7 +493,7 @@ export class SqliteStore implements Store {
       this.begin();
       this.q.putBlob.run(hash, size, packed.codec, packed.bytes);
       return true;
-    });
+    }, 'all');
   }
 
   indexSome(budgetMs: number, now: () => number = () => performance.now()): number {
@@ -401,69 +576,115 @@ export class SqliteStore implements Store {
     });
   }
 
+  // The record writes a pass makes for each path are held (see `held`) and written many
+  // rows to a statement: a first sync makes tens of thousands.
+
   setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
-    this.guard('written', () => {
-      this.write();
-      const was = this.q.treeHash.get(branch, mount, path) as { hash: string; seq: number } | null;
-      // A version where the text or its presence changes, or a move; a mode alone is not one.
-      let seq = was?.seq ?? 0;
-      if ((was?.hash ?? null) !== (entry?.hash ?? null) || cause.movedFrom !== undefined) seq = this.insertVersion(branch, mount, path, entry, cause);
-      if (entry === null) this.q.removeTree.run(branch, mount, path);
-      else this.q.setTree.run(branch, mount, path, entry.hash, entry.size, entry.mode, seq);
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        const was = this.treeNow(branch, mount, path);
+        // A version where the text or its presence changes, or a move; a mode alone is not one.
+        let seq = was?.seq ?? 0;
+        if ((was?.hash ?? null) !== (entry?.hash ?? null) || cause.movedFrom !== undefined) seq = this.holdVersion(branch, mount, path, entry, cause);
+        this.hold('tree', [branch, mount, path], entry === null ? null : [branch, mount, path, entry.hash, entry.size, entry.mode, seq]);
+      },
+      'all',
+    );
+  }
+
+  /** A tree entry's hash and seq, held or stored. */
+  private treeNow(branch: string, mount: string, path: string): { hash: string; seq: number } | null {
+    const key = `${branch}\u0000${mount}\u0000${path}`;
+    const held = this.held.tree.rows.get(key);
+    if (held !== undefined) return { hash: held[3] as string, seq: held[6] as number };
+    if (this.held.tree.removed.has(key)) return null;
+    return this.q.treeHash.get(branch, mount, path) as { hash: string; seq: number } | null;
   }
 
   addVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
-    this.guard('written', () => {
-      this.write();
-      const newest = this.q.newestVersion.get(mount, path) as { branch: string; hash: string | null; source: string } | null;
-      if (newest !== null && newest.branch === branch && newest.source === cause.source && newest.hash === (entry?.hash ?? null)) return;
-      this.insertVersion(branch, mount, path, entry, cause);
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        const newest =
+          this.heldNewest.get(`${mount}\u0000${path}`) ??
+          (this.q.newestVersion.get(mount, path) as { branch: string; hash: string | null; source: string } | null);
+        if (newest !== null && newest.branch === branch && newest.source === cause.source && newest.hash === (entry?.hash ?? null)) return;
+        this.holdVersion(branch, mount, path, entry, cause);
+      },
+      'all',
+    );
   }
 
-  /** One history row (inside the open transaction); its seq. */
-  private insertVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): number {
-    const row = this.q.history.run(branch, mount, path, entry?.hash ?? null, entry?.size ?? null, entry?.mode ?? null, Date.now(), cause.source, cause.movedFrom ?? null);
-    return Number(row.lastInsertRowid);
+  /** One history row, held for the open transaction; its seq (the one SQLite would give it). */
+  private holdVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): number {
+    // AUTOINCREMENT's next: past the highest seq ever given, removed or not.
+    this.nextSeq ??=
+      (
+        this.db
+          .query("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'history'), 0), coalesce((SELECT max(seq) FROM history), 0)) AS s")
+          .get() as { s: number }
+      ).s + 1;
+    const seq = this.nextSeq++;
+    const hash = entry?.hash ?? null;
+    this.heldHistory.push([seq, branch, mount, path, hash, entry?.size ?? null, entry?.mode ?? null, Date.now(), cause.source, cause.movedFrom ?? null]);
+    this.heldNewest.set(`${mount}\u0000${path}`, { branch, hash, source: cause.source });
+    this.heldCount++;
+    return seq;
   }
 
   setEvidence(mount: string, path: string, evidence: Evidence | null): void {
-    this.guard('written', () => {
-      this.write();
-      if (evidence === null) this.q.removeEvidence.run(mount, path);
-      else this.q.setEvidence.run(mount, path, JSON.stringify(evidence));
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.hold('evidence', [mount, path], evidence === null ? null : [mount, path, JSON.stringify(evidence)]);
+      },
+      'all',
+    );
   }
 
   setPending(mount: string, path: string, pending: PendingEffect | null): void {
-    this.guard('written', () => {
-      this.write();
-      if (pending === null) this.q.removePending.run(mount, path);
-      else this.q.setPending.run(mount, path, JSON.stringify(pending));
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.hold('pending', [mount, path], pending === null ? null : [mount, path, JSON.stringify(pending)]);
+      },
+      'all',
+    );
   }
 
   setMark(branch: string, mount: string, path: string, mark: BranchMark | null): void {
-    this.guard('written', () => {
-      this.write();
-      if (mark === null) this.q.removeMark.run(branch, mount, path);
-      else this.q.setMark.run(branch, mount, path, JSON.stringify(mark));
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.hold('marks', [branch, mount, path], mark === null ? null : [branch, mount, path, JSON.stringify(mark)]);
+      },
+      'all',
+    );
   }
 
   rootIdentity(mount: string): string | null {
-    return this.guard('read', () => (this.q.rootIdentity.get(mount) as { identity: string } | null)?.identity ?? null);
+    return this.guard('read', () => (this.q.rootIdentity.get(mount) as { identity: string } | null)?.identity ?? null, 'all');
   }
 
   setRootIdentity(mount: string, identity: string): void {
-    this.guard('written', () => {
-      this.write();
-      this.q.setRootIdentity.run(mount, identity);
-    });
+    this.guard(
+      'written',
+      () => {
+        this.write();
+        this.q.setRootIdentity.run(mount, identity);
+      },
+      'all',
+    );
   }
 
   barrier(): void {
+    // `guard` writes the held rows first: the commit takes them with everything else.
     this.guard('written', () => {
       if (this.db.inTransaction) this.db.run('COMMIT');
     });
@@ -629,7 +850,9 @@ export class SqliteStore implements Store {
   private shut(): void {
     if (!this.open) return;
     this.open = false;
+    this.dropAllHeld();
     for (const statement of Object.values(this.q)) statement.finalize();
+    for (const { statement } of this.manyRows.values()) statement.finalize();
     this.db.close();
   }
 }
