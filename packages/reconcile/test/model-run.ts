@@ -18,6 +18,7 @@
  *
  * `WS_SEED=<n>` replays one run; a failure prints its seed, step and the steps before it.
  */
+import { expect } from 'bun:test';
 import { type Hash, PATH_STATES, type PassDone, type PassResult, type PathReport, type PushResult, skipReason } from '../src/index.ts';
 import { Crash, fakeHash, rng } from './fakes/faults.ts';
 import type { FakeVersion } from './fakes/store.ts';
@@ -32,6 +33,32 @@ const envSeed = process.env.WS_SEED;
 export const SEEDS = envSeed !== undefined ? [Number(envSeed) >>> 0] : [0, 1, 2].map(() => (Math.random() * 2 ** 32) >>> 0);
 
 export class ModelFailure extends Error {}
+
+/**
+ * Runs `steps` steps of `run`; anything but a model failure (which names its seed and
+ * steps already) leaves naming the seed and step, and `where` (an engine) where given.
+ */
+export async function runSeeded<S extends ModelStore>(run: Run<S>, seed: number, steps: number, where?: string): Promise<void> {
+  try {
+    await run.run(steps);
+  } catch (e) {
+    if (e instanceof ModelFailure) throw e;
+    throw new Error(`WS_SEED=${seed} step ${run.step}${where ? ` (${where})` : ''}: ${(e as Error).stack}`);
+  }
+}
+
+/** The reach a full walk must have, so it tests what it claims to. */
+export function expectFullReach(stats: Run['stats']): void {
+  expect(stats.steps).toBe(STEPS);
+  expect(stats.crashes).toBeGreaterThan(100);
+  expect(stats.written).toBeGreaterThan(100);
+  expect(stats.conflicts).toBeGreaterThan(10);
+  expect(stats.adopted).toBeGreaterThan(100);
+  expect(stats.gaveUp).toBeGreaterThan(5);
+  expect(stats.discarded).toBeGreaterThan(20);
+  expect(stats.restored).toBeGreaterThan(50);
+  expect(stats.syncKept).toBeGreaterThan(20);
+}
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);

@@ -20,28 +20,15 @@
 import { describe, expect, test } from 'bun:test';
 import { Crash, rng } from './fakes/faults.ts';
 import { MOUNT, bytes, world } from './fakes/world.ts';
-import { ModelFailure, Run, SEEDS, STEPS } from './model-run.ts';
+import { Run, SEEDS, STEPS, expectFullReach, runSeeded } from './model-run.ts';
 
 describe('crash safety, model-based', () => {
   for (const seed of SEEDS) {
     test(`${STEPS} random steps with crashes lose no draft and overwrite no disk change unseen (seed ${seed})`, async () => {
       const run = new Run(seed);
-      try {
-        await run.run(STEPS);
-      } catch (e) {
-        if (e instanceof ModelFailure) throw e;
-        throw new Error(`WS_SEED=${seed} step ${run.step}: ${(e as Error).stack}`);
-      }
-      expect(run.stats.steps).toBe(STEPS);
+      await runSeeded(run, seed, STEPS);
       // The walk must reach what it claims to test.
-      expect(run.stats.crashes).toBeGreaterThan(100);
-      expect(run.stats.written).toBeGreaterThan(100);
-      expect(run.stats.conflicts).toBeGreaterThan(10);
-      expect(run.stats.adopted).toBeGreaterThan(100);
-      expect(run.stats.gaveUp).toBeGreaterThan(5);
-      expect(run.stats.discarded).toBeGreaterThan(20);
-      expect(run.stats.restored).toBeGreaterThan(50);
-      expect(run.stats.syncKept).toBeGreaterThan(20);
+      expectFullReach(run.stats);
       if (process.env.WS_MODEL_STATS) console.log(seed, run.stats);
     }, 120_000);
   }
@@ -51,12 +38,7 @@ describe('crash safety, model-based, on a store whose barriers are atomic (adopt
   for (const seed of SEEDS) {
     test(`${STEPS} random steps with crashes lose no draft and overwrite no disk change unseen (seed ${seed})`, async () => {
       const run = new Run(seed, null, true);
-      try {
-        await run.run(STEPS);
-      } catch (e) {
-        if (e instanceof ModelFailure) throw e;
-        throw new Error(`WS_SEED=${seed} step ${run.step}: ${(e as Error).stack}`);
-      }
+      await runSeeded(run, seed, STEPS);
       expect(run.stats.steps).toBe(STEPS);
       expect(run.stats.crashes).toBeGreaterThan(100);
       expect(run.stats.adopted).toBeGreaterThan(100);
@@ -70,12 +52,7 @@ describe('crash safety, model-based, on a coarse clock', () => {
     for (const seed of SEEDS) {
       test(`${STEPS} random steps on ${coarseMs / 1000} s timestamps lose no draft and overwrite no disk change unseen (seed ${seed})`, async () => {
         const run = new Run(seed, coarseMs);
-        try {
-          await run.run(STEPS);
-        } catch (e) {
-          if (e instanceof ModelFailure) throw e;
-          throw new Error(`WS_SEED=${seed} step ${run.step}: ${(e as Error).stack}`);
-        }
+        await runSeeded(run, seed, STEPS);
         expect(run.stats.steps).toBe(STEPS);
         expect(run.stats.written).toBeGreaterThan(100);
         expect(run.stats.conflicts).toBeGreaterThan(10);
