@@ -9,9 +9,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DiskPort, wayOutSentence } from '@ws/reconcile';
 import { handleToolCall, keptDraftsNote, noAgreedVersion, noSuchVersion } from '@ws/tools';
-import { openHost } from '../src/host.ts';
 import { tempDir } from './fixtures.ts';
-import { storeHost, testConfig, writeFiles } from './host-fixtures.ts';
+import { openTestHost, storeHost, testConfig, writeFiles } from './host-fixtures.ts';
 
 type Data = Record<string, unknown>;
 type Shown = { id: string; source: string; size: number | null; at: string };
@@ -108,7 +107,7 @@ describe('restore across branch switches', () => {
     const root = tempDir();
     writeFiles(root, { 'a.txt': 'base\n' });
     const config = testConfig(root, [{ name: 'work', path: '.' }]);
-    let host = await openHost(config, { watch: false });
+    let host = await openTestHost(config, { watch: false });
     const call = async (name: string, input: unknown) => {
       const r = await handleToolCall(host.workspace, { name, input });
       if (!r.success) throw new Error(r.error);
@@ -120,7 +119,7 @@ describe('restore across branch switches', () => {
     await call('write', { path: 'work/a.txt', content: 'feature\r\nwork\r\n' });
     expect((await host.branches.switchTo('main')).ok).toBe(true);
     host.close();
-    host = await openHost(config, { watch: false }); // a new process sees the same history
+    host = await openTestHost(config, { watch: false }); // a new process sees the same history
     const listed = (await call('history', { path: 'work/a.txt' })).versions as Shown[];
     expect(listed.map((v) => v.source)).toEqual(['branch-switch', 'write', 'disk']);
     expect((await call('read', { path: 'work/a.txt', offsetChars: 0 })).content).toBe('base\n');

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { type Workspace, handleToolCall } from '@ws/tools';
 import { type Host, openHost } from '../src/host.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
+import { storeToml } from './engine.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
 import { CLI } from './ws-process.ts';
 
@@ -71,12 +72,13 @@ const initial: Record<string, string | Uint8Array> = { '.gitignore': '*.log\n' }
 for (let i = 0; i < 60; i++) initial[pathAt(i)] = text();
 writeFiles(rootA, initial);
 writeFiles(rootB, initial);
-const configA = testConfig(rootA, [{ name: 'work', path: '.', ignore: [], watch: 'always', maxFileSize: MAX_FILE }]);
+const storeA = join(tempDir('ws-store-'), 'store.sqlite');
+const configA = testConfig(rootA, [{ name: 'work', path: '.', ignore: [], watch: 'always', maxFileSize: MAX_FILE }], storeA);
 const configB = testConfig(rootB, [{ name: 'work', path: '.', ignore: [], maxFileSize: MAX_FILE }]);
 const configFileA = join(tempDir('ws-index-config-'), 'ws.toml');
 writeFileSync(
   configFileA,
-  `[store]\npath = ${JSON.stringify(configA.storePath)}\n\n[[mount]]\nname = "work"\npath = ${JSON.stringify(rootA)}\nignore = []\nwatch = "always"\nmaxFileSize = ${MAX_FILE}\n`,
+  `${storeToml(storeA)}\n[[mount]]\nname = "work"\npath = ${JSON.stringify(rootA)}\nignore = []\nwatch = "always"\nmaxFileSize = ${MAX_FILE}\n`,
 );
 
 let hostA: Host;

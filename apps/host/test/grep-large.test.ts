@@ -10,10 +10,10 @@ import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MatchRunner } from '@ws/grep';
 import { handleToolCall, type Workspace } from '@ws/tools';
-import { type Host, openHost } from '../src/host.ts';
+import type { Host } from '../src/host.ts';
 import { mulberry32 } from '../../../test/random.ts';
 import { tempDir } from './fixtures.ts';
-import { storeHost, testConfig } from './host-fixtures.ts';
+import { openTestHost, storeHost, testConfig } from './host-fixtures.ts';
 
 type Data = Record<string, unknown> & { note?: string };
 
@@ -191,7 +191,7 @@ describe('a generated 20 MB log against ripgrep (`rg --crlf`), at the real stret
     const cut = new Uint8Array(await written.slice(at - 2, at + 1).arrayBuffer());
     expect([...cut.subarray(1)]).toEqual([13, 10]);
     expect(written.size).toBeGreaterThan(15_000_000);
-    host = await openHost(testConfig(root, [{ name: 'work', path: '.', backend: 'direct', maxFileSize: 1_000_000 }]), { watch: false });
+    host = await openTestHost(testConfig(root, [{ name: 'work', path: '.', backend: 'direct', maxFileSize: 1_000_000 }]), { watch: false });
   });
   afterAll(() => host?.close());
 

@@ -1,18 +1,27 @@
-/** Hosts over real temporary directories and real SQLite stores, for tests. */
+/** Hosts over real temporary directories and real stores (SQLite, or PostgreSQL in the second run: `engine.ts`), for tests. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DiskPort } from '@ws/reconcile';
 import type { Mount, ReadOutcome } from '@ws/tools';
 import { checkConfig, type HostConfig } from '../src/config.ts';
-import { type Host, openHost } from '../src/host.ts';
+import { type Host, type HostOptions, openHost } from '../src/host.ts';
+import { keepForClosing, storeTable } from './engine.ts';
 import { tempDir } from './fixtures.ts';
 
 /** One mount's settings in a test config (name and path required). */
 export type MountSpec = { name: string; path: string } & Record<string, unknown>;
 
-/** A config over `base` with these mounts and a store outside every mount. */
+/**
+ * A config over `base` with these mounts and a store outside every mount: the SQLite file
+ * at `storePath`, or on the PostgreSQL run the database that stands for it.
+ */
 export function testConfig(base: string, mounts: MountSpec[], storePath = join(tempDir('ws-store-'), 'store.sqlite')): HostConfig {
-  return checkConfig({ store: { path: storePath }, mount: mounts }, 'test config', base);
+  return checkConfig({ store: storeTable(storePath), mount: mounts }, 'test config', base);
+}
+
+/** `openHost`, the host closed after the test on the PostgreSQL run (see `engine.ts`). */
+export async function openTestHost(config: HostConfig, options: HostOptions): Promise<Host> {
+  return keepForClosing(await openHost(config, options));
 }
 
 /** Writes files (path → text or bytes) under `root`, creating directories. */
@@ -30,7 +39,7 @@ export async function storeHost(
   const root = tempDir();
   writeFiles(root, options.files ?? {});
   const config = testConfig(root, [{ name: 'work', path: '.', ...options.mount }]);
-  const host = await openHost(config, { watch: false, ...(options.wrapDisk ? { wrapDisk: options.wrapDisk } : {}) });
+  const host = await openTestHost(config, { watch: false, ...(options.wrapDisk ? { wrapDisk: options.wrapDisk } : {}) });
   return { host, root, mount: host.workspace.mounts[0], config };
 }
 

@@ -12,6 +12,7 @@ import { openHost } from '../src/host.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 import { writeFiles } from './host-fixtures.ts';
 import { CLI, ws } from './ws-process.ts';
+import { storeToml } from './engine.ts';
 
 const KILLS = 20;
 const FILES = 40;
@@ -27,7 +28,7 @@ test(`no .ws-tmp-* file outlives ${KILLS} SIGKILLs during materialize (seed ${se
   const root = tempDir('ws-leftover-');
   const names = Array.from({ length: FILES }, (_, i) => `d${i % 5}/f${i}.txt`);
   writeFiles(root, Object.fromEntries(names.map((n) => [n, `initial ${n}\n`])));
-  writeFileSync(join(root, 'ws.toml'), '[[mount]]\nname = "work"\npath = "."\n');
+  writeFileSync(join(root, 'ws.toml'), `${storeToml('.ws/store.sqlite', root)}[[mount]]\nname = "work"\npath = "."\n`);
   const config = await loadConfig(root);
   // A live writer's temporary file (another process, fresh): the sweep must keep it.
   const writer = Bun.spawn(['sleep', '600'], { stdout: 'ignore', stderr: 'ignore' });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { connectStdio, makeWorkspace, mcpCall, type StdioSession, within, type Workspace, wsCall } from './ws-process.ts';
+import { CLI, connectStdio, makeWorkspace, mcpCall, type StdioSession, within, type Workspace, wsCall } from './ws-process.ts';
 
 setDefaultTimeout(120_000);
 
@@ -53,17 +53,54 @@ describe('a grep and a recursive ls report progress', () => {
   });
 
   test('a grep over 8,000 files sends progress as files are searched; a recursive ls sends its count', async () => {
-    const seen: Progress[] = [];
-    const found = await session.client.callTool({ name: 'grep', arguments: { pattern: 'file 7999$', path: 'work' } }, undefined, { onprogress: (p) => seen.push(p), timeout: 110_000 });
-    expect(found.isError).toBeFalsy();
+    // What the server sends, read off the wire: the SDK's client runs a notification's
+    // handler a microtask late, so one that arrives in the same read as its call's answer
+    // finds its handler gone (a fast grep's last progress would be lost there, not here).
+    const wire = await rawCall(w, 'grep', { pattern: 'file 7999$', path: 'work' });
+    expect(wire.answer.result?.isError).toBeFalsy();
+    const seen = wire.progress;
     expect(seen.length).toBeGreaterThanOrEqual(2);
-    expect(seen.at(-1)?.progress).toBeGreaterThan(seen[0].progress);
+    for (let i = 1; i < seen.length; i++) expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
+    expect(seen[0]).toMatchObject({ progress: 1 });
+    expect(seen.at(-1)).toMatchObject({ progress: 8_000, total: 8_000 });
     const listed: Progress[] = [];
     const ls = await session.client.callTool({ name: 'ls', arguments: { path: 'work', recursive: true } }, undefined, { onprogress: (p) => listed.push(p), timeout: 110_000 });
     expect(ls.isError).toBeFalsy();
     expect(listed.at(-1)).toMatchObject({ progress: 8_040, total: 8_040 });
   });
 });
+
+/** One tool call with a progress token over a raw stdio `ws mcp`: the progress notifications sent before its answer, in order, and the answer. */
+async function rawCall(w: Workspace, tool: string, args: Record<string, unknown>): Promise<{ progress: Progress[]; answer: { result?: { isError?: boolean } } }> {
+  const proc = Bun.spawn(['bun', CLI, '--config', w.config, 'mcp'], { cwd: w.dir, stdin: 'pipe', stdout: 'pipe', stderr: 'ignore' });
+  const send = (msg: unknown) => proc.stdin.write(`${JSON.stringify(msg)}\n`);
+  const lines: Record<string, unknown>[] = [];
+  let rest = '';
+  const decoder = new TextDecoder();
+  const reading = (async () => {
+    for await (const chunk of proc.stdout) {
+      rest += decoder.decode(chunk, { stream: true });
+      const cut = rest.lastIndexOf('\n');
+      if (cut < 0) continue;
+      for (const l of rest.slice(0, cut).split('\n')) if (l !== '') lines.push(JSON.parse(l));
+      rest = rest.slice(cut + 1);
+    }
+  })();
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: args, _meta: { progressToken: 'p' } } });
+  const answer = await within(110_000, async () => lines.find((m) => m.id === 2));
+  await proc.stdin.end();
+  await proc.exited;
+  await reading;
+  if (answer === undefined) throw new Error(`no answer to ${tool} within 110 s`);
+  const before = lines.slice(0, lines.indexOf(answer));
+  const progress = before.filter((m) => m.method === 'notifications/progress').map((m) => {
+    const { progressToken: _, ...p } = m.params as Progress & { progressToken: string };
+    return p as Progress;
+  });
+  return { progress, answer: answer as { result?: { isError?: boolean } } };
+}
 
 describe('a cancelled materialize stops between files', () => {
   let w: Workspace;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StoreLock } from '../src/store/lock.ts';
+import { openConfigured } from './engine.ts';
 import { tempDir } from './fixtures.ts';
 import {
   CLI,
@@ -175,13 +175,13 @@ describe('ws mcp keeps stdout for the protocol', () => {
 
     // Another process holds the store (as a `ws call` beside the server would), so the
     // write waits; stdin closes meanwhile. The write must still finish and answer.
-    const holder = new StoreLock(w.disk('.ws/store.sqlite'));
+    const holder = await openConfigured(w.dir, w.config);
     let letGo = () => {};
     const held = new Promise<void>((r) => {
       letGo = r;
     });
     await new Promise<void>((taken) => {
-      void holder.run(async () => {
+      void holder.lock.run(async () => {
         taken();
         await held;
       });
@@ -246,7 +246,7 @@ describe('ws serve over Streamable HTTP', () => {
     const headers = { Authorization: `Bearer ${serving.token}` };
     expect(out).toContain(JSON.stringify({ mcpServers: { ws: { type: 'http', url: serving.url, headers } } }));
     expect(out).toContain(JSON.stringify({ mcpServers: { ws: { command: 'bun', args: [CLI, '--config', w.config, 'mcp'] } } }));
-    expect(out).toContain(`the token is in ${w.disk('.ws/store.sqlite.token')} (ws token prints it)`);
+    expect(out).toContain(`the token is in ${w.tokenFile} (ws token prints it)`);
     expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 

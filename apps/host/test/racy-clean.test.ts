@@ -2,9 +2,9 @@
  * A person's save is never overwritten unseen on a coarse-clock file system: the real
  * disk port on a real directory, keeping times as a file system with 1 s and 2 s
  * timestamps would (same-size saves in the same second keep every stat field), under the
- * real SQLite store and @ws/reconcile. A save made in the same second as ws's read, then
- * an agent edit and a materialize: the save is on disk at the end, or the path is a
- * conflict that holds it.
+ * real store (SQLite, or PostgreSQL on the second run) and @ws/reconcile. A save made in
+ * the same second as ws's read, then an agent edit and a materialize: the save is on disk
+ * at the end, or the path is a conflict that holds it.
  */
 import { describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { createReconciler, looksBinary } from '@ws/reconcile';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { sha256 } from '../src/host.ts';
-import { openStore } from '../src/store/open-store.ts';
+import { freshStore } from './engine.ts';
 import { enc, tempDir } from './fixtures.ts';
 
 const TRIALS = 200;
@@ -22,7 +22,7 @@ for (const coarse of [1000, 2000]) {
   describe(`timestamps kept to ${coarse / 1000} s`, () => {
     test(`a same-size save in the same second as ws's read is never lost (${TRIALS} trials)`, async () => {
       const root = tempDir('ws-racy-');
-      const store = await openStore(join(tempDir('ws-racy-store-'), 'store.sqlite'));
+      const store = await freshStore();
       const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 10_000, coarseTimesMs: coarse });
       const reconciler = createReconciler({ store, disk, hash: sha256, mount: 'work', readOnly: false, maxFileSize: 1 << 20, isBinary: looksBinary });
       let lost = 0;

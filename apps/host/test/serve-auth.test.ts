@@ -70,7 +70,7 @@ describe('ws serve asks for the token', () => {
   });
 
   test('the token file is made on first serve, beside the store, readable by its owner alone', () => {
-    const file = w.disk('.ws/store.sqlite.token');
+    const file = w.tokenFile;
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).toBe(`${serving.token}\n`);
     expect(serving.stderr()).toContain(`ws: made a new token in ${file}`);
@@ -137,7 +137,7 @@ describe('ws serve asks for the token', () => {
     expect(await listOn(serving.url, second, theirs)).toEqual({ status: 200, listed: true });
 
     // A line taken out of the file stops its token, and its sessions with it.
-    writeFileSync(w.disk('.ws/store.sqlite.token'), `${serving.token}\n`);
+    writeFileSync(w.tokenFile, `${serving.token}\n`);
     expect((await listOn(serving.url, second, theirs)).status).toBe(401);
     expect((await post(serving.url, INIT, bearer(second))).status).toBe(401);
     expect(await listOn(serving.url, serving.token, mine)).toEqual({ status: 200, listed: true });
@@ -156,7 +156,7 @@ describe('the token file', () => {
     const w = oneMount();
     const printed = await ws(w.dir, ['--config', w.config, 'token']);
     expect(printed.code).toBe(0);
-    expect(printed.stderr).toBe(`ws: made a new token in ${w.disk('.ws/store.sqlite.token')}\n`);
+    expect(printed.stderr).toBe(`ws: made a new token in ${w.tokenFile}\n`);
     const serving = await startServe(w.config, w.dir);
     try {
       expect(serving.token).toBe(printed.stdout.trim());
@@ -185,14 +185,14 @@ describe('the token file', () => {
     expect(all.every((r) => r.code === 0)).toBe(true);
     expect(new Set(all.map((r) => r.stdout)).size).toBe(1);
     expect(all.filter((r) => r.stderr.includes('made a new token')).length).toBe(1);
-    expect(readFileSync(w.disk('.ws/store.sqlite.token'), 'utf8')).toBe(all[0].stdout);
-    expect(statSync(w.disk('.ws/store.sqlite.token')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(w.tokenFile, 'utf8')).toBe(all[0].stdout);
+    expect(statSync(w.tokenFile).mode & 0o777).toBe(0o600);
     expect(readdirSync(w.disk('.ws')).filter((n) => n.startsWith('.ws-tmp-'))).toEqual([]);
   });
 
   test('one others can read, a link, or one holding no usable token is refused in one line, and nothing is served', async () => {
     const w = oneMount();
-    const file = w.disk('.ws/store.sqlite.token');
+    const file = w.tokenFile;
     expect((await ws(w.dir, ['--config', w.config, 'token'])).code).toBe(0);
     const good = readFileSync(file, 'utf8');
     const cases: [string, () => void, string][] = [
@@ -230,7 +230,7 @@ describe('the token file', () => {
     const w = oneMount();
     const serving = await startServe(w.config, w.dir);
     try {
-      const file = w.disk('.ws/store.sqlite.token');
+      const file = w.tokenFile;
       chmodSync(file, 0o640);
       const r = await post(serving.url, INIT, bearer(serving.token));
       expect(r.status).toBe(503);
@@ -263,7 +263,7 @@ describe('ws serve --no-auth', () => {
       const client = await connectHttp(serving);
       expect((await mcpCall(client, 'read', { path: 'work/a.txt' })).data.content).toBe('1\talpha');
       await client.close();
-      expect(existsSync(w.disk('.ws/store.sqlite.token'))).toBe(false);
+      expect(existsSync(w.tokenFile)).toBe(false);
       expect((await post(serving.url, INIT, { host: 'attacker.example' })).status).toBe(403);
     } finally {
       await serving.stop();

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { tempDir } from './fixtures.ts';
 import { connectStdio, mcpCall, type StdioSession } from './ws-process.ts';
+import { storeToml } from './engine.ts';
 
 const sessions: StdioSession[] = [];
 const servers: Server[] = [];
@@ -38,7 +39,7 @@ async function specialMount(backend: 'store' | 'direct') {
   servers.push(server);
   await new Promise<void>((done) => server.listen(join(root, 'sock'), done));
   const config = join(dir, 'ws.toml');
-  writeFileSync(config, `[store]\npath = ".ws/store.sqlite"\n[[mount]]\nname = "m"\npath = "m"\nbackend = "${backend}"\n`);
+  writeFileSync(config, `${storeToml('.ws/store.sqlite', dir)}[[mount]]\nname = "m"\npath = "m"\nbackend = "${backend}"\n`);
   const s = await connectStdio(config, dir);
   sessions.push(s);
   return { root, s };

@@ -221,6 +221,16 @@ for (const engine of STORE_ENGINES) {
       store.close();
     });
 
+    test('paths named like a mistyped one are found in any case, in any directory, never by a part of a name', async () => {
+      const store = await (await engine.fresh()).open();
+      for (const p of ['src/app.ts', 'docs/APP.ts', 'App.ts', 'src/myapp.ts', 'src/app.tsx', 'x/100%_app.ts']) put(store, 'main', p, p);
+      store.barrier();
+      expect(store.pathsNamed('main', 'work', 'app.TS', 10).sort()).toEqual(['App.ts', 'docs/APP.ts', 'src/app.ts']);
+      expect(store.pathsNamed('main', 'work', '100%_app.ts', 10)).toEqual(['x/100%_app.ts']);
+      expect(store.pathsNamed('main', 'work', '%', 10)).toEqual([]);
+      store.close();
+    });
+
     test('writes behind a barrier survive a killed process; writes after it do not', async () => {
       const place = await engine.fresh();
       (await place.open()).close();

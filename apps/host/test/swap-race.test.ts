@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from 'node:path';
 import { seededRandom, tempDir } from './fixtures.ts';
 import { connectStdio, mcpCall, type StdioSession } from './ws-process.ts';
+import { storeToml } from './engine.ts';
 
 const WRITES = 2000;
 const READS = 2000;
@@ -56,7 +57,7 @@ test(`a swapped-in symlink never lets an effect out of the mount (seed ${seed})`
     { name: 'd', backend: 'direct', follow: false },
     { name: 'f', backend: 'direct', follow: true },
   ] as const;
-  const lines = ['[store]', 'path = ".ws/store.sqlite"'];
+  const lines = [storeToml('.ws/store.sqlite', dir).trimEnd()];
   for (const m of mounts) {
     const root = join(dir, m.name);
     mkdirSync(join(root, 'sub/deeper'), { recursive: true });

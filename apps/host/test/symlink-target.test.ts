@@ -9,6 +9,7 @@ import { lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { tempDir } from './fixtures.ts';
 import { connectStdio, mcpCall, type StdioSession } from './ws-process.ts';
+import { storeToml } from './engine.ts';
 
 const sessions: StdioSession[] = [];
 afterAll(async () => {
@@ -23,7 +24,7 @@ async function mount(backend: 'store' | 'direct', followSymlinks: boolean) {
   const config = join(dir, 'ws.toml');
   writeFileSync(
     config,
-    `[store]\npath = ".ws/store.sqlite"\n[[mount]]\nname = "m"\npath = "m"\nbackend = "${backend}"\nfollowSymlinks = ${followSymlinks}\n`,
+    `${storeToml('.ws/store.sqlite', dir)}[[mount]]\nname = "m"\npath = "m"\nbackend = "${backend}"\nfollowSymlinks = ${followSymlinks}\n`,
   );
   const s = await connectStdio(config, dir);
   sessions.push(s);

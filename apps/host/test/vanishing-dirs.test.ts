@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './fixtures.ts';
 import { connectStdio, mcpCall, type StdioSession } from './ws-process.ts';
+import { storeToml } from './engine.ts';
 
 const CALLS = 200;
 const sessions: StdioSession[] = [];
@@ -37,7 +38,7 @@ for (const backend of ['direct', 'store'] as const) {
     mkdirSync(join(root, 'stable'), { recursive: true });
     writeFileSync(join(root, 'stable/keep.txt'), 'keep me\n');
     const config = join(dir, 'ws.toml');
-    writeFileSync(config, `[store]\npath = ".ws/store.sqlite"\n[[mount]]\nname = "m"\npath = "m"\nbackend = "${backend}"\nfollowSymlinks = true\n`);
+    writeFileSync(config, `${storeToml('.ws/store.sqlite', dir)}[[mount]]\nname = "m"\npath = "m"\nbackend = "${backend}"\nfollowSymlinks = true\n`);
     const s = await connectStdio(config, dir);
     sessions.push(s);
     const churn = Bun.spawn(['bun', '-e', CHURN, root], { stdout: 'ignore', stderr: 'ignore' });

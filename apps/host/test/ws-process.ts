@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { storeToml, TEST_ENGINE } from './engine.ts';
 import { tempDir } from './fixtures.ts';
 
 /** The `ws` entry point. */
@@ -47,6 +48,8 @@ export interface Workspace {
   readonly config: string;
   /** Absolute path of a mount-prefixed path, for looking at disk. */
   disk(path: string): string;
+  /** Where the HTTP token file goes: beside the SQLite store, or at the shared store's local path. */
+  readonly tokenFile: string;
 }
 
 /** One mount in a test config. */
@@ -64,12 +67,16 @@ export interface SharedStore {
   readonly host?: string;
 }
 
-/** A temporary directory with a `ws.toml` that mounts each spec's directory (`dir/<name>`). */
+/**
+ * A temporary directory with a `ws.toml` that mounts each spec's directory (`dir/<name>`).
+ * A store named by path is the SQLite file there, or on the PostgreSQL run (`engine.ts`)
+ * a fresh database standing for it.
+ */
 export function makeWorkspace(mounts: readonly MountSpec[], store: string | SharedStore = '.ws/store.sqlite'): Workspace {
   const dir = tempDir('ws-cli-');
   const lines =
     typeof store === 'string'
-      ? [`[store]`, `path = ${JSON.stringify(store)}`]
+      ? [storeToml(store, dir).trimEnd()]
       : [`[store]`, `url = ${JSON.stringify(store.url)}`, `host = ${JSON.stringify(store.host ?? 'test-host')}`];
   for (const m of mounts) {
     mkdirSync(join(dir, m.name), { recursive: true });
@@ -82,7 +89,8 @@ export function makeWorkspace(mounts: readonly MountSpec[], store: string | Shar
   }
   const config = join(dir, 'ws.toml');
   writeFileSync(config, `${lines.join('\n')}\n`);
-  return { dir, config, disk: (path) => join(dir, path) };
+  const local = typeof store === 'string' && TEST_ENGINE === 'sqlite' ? join(dir, store) : join(dir, '.ws/shared-store');
+  return { dir, config, disk: (path) => join(dir, path), tokenFile: `${local}.token` };
 }
 
 /** An MCP client connected to `ws mcp` over stdio, with the server's stderr gathered. */

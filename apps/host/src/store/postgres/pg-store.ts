@@ -643,7 +643,7 @@ export class PgStore implements Store {
 
   pathsNamed(branch: string, mount: string, name: string, limit: number): string[] {
     const rows = this.sql(
-      "SELECT path FROM ws.tree WHERE branch = $1 AND mount = $2 AND (path LIKE $3::text ESCAPE '\\' OR path LIKE '%/' || $3::text ESCAPE '\\') ORDER BY path LIMIT $4",
+      "SELECT path FROM ws.tree WHERE branch = $1 AND mount = $2 AND (path ILIKE $3::text ESCAPE '\\' OR path ILIKE '%/' || $3::text ESCAPE '\\') ORDER BY path LIMIT $4",
       [branch, mount, name.replace(/[\\%_]/g, (c) => `\\${c}`), limit],
       'read',
     );
