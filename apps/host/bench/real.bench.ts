@@ -127,7 +127,8 @@ function sizeOf(path: string): number {
 }
 
 try {
-  if (part('first-sync') || part('sync') || part('startup') || part('memory')) buildBin();
+  // The store the grep and store parts time is filled by the built bin too (without it, a grep run alone waited for ever on an empty store).
+  if (part('first-sync') || part('sync') || part('startup') || part('memory') || part('store') || part('grep')) buildBin();
   // The first sync fills the store; git hashes the same files and writes nothing.
   let warmStore: Client | undefined;
   if (part('first-sync')) {

@@ -30,3 +30,18 @@ test('scans from several callers at once each get their own answer', async () =>
   const answers = await Promise.all(jobs);
   answers.forEach((r, i) => expect([...r.hits]).toEqual([i + 1]));
 });
+
+test('batches searched ahead together run on Workers of their own, one a core at most', async () => {
+  const pool = grepWorkers();
+  try {
+    const job = { pattern: 'x', options, items: [{ bytes: enc.encode('a\nx\n') }], itemMs: 5000, stallMs: 5000 };
+    const parallel = pool.prescanner.parallel;
+    const answers = await Promise.all(Array.from({ length: parallel + 2 }, () => pool.prescanner.run({ ...job, items: [{ bytes: enc.encode('a\nx\n') }] })));
+    for (const a of answers) expect(a?.verdicts.length).toBe(1);
+    // Started together, each took a Worker of its own (none were handed the one Worker
+    // made first), and no more than one a core.
+    expect(pool.size()).toBe(parallel);
+  } finally {
+    pool.close();
+  }
+});

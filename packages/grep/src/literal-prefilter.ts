@@ -20,6 +20,12 @@ export interface LiteralPrefilter {
   readonly runs: readonly (readonly RunElement[])[];
   /** False only when the bytes cannot hold a match. */
   mayMatch(bytes: Uint8Array): boolean;
+  /**
+   * False only when no line of the bytes (the bytes between two line feeds) holds every
+   * run, in order and apart: a match within one line holds them so. For a search line by
+   * line (not `multiline`), where it is a finer test than {@link mayMatch}.
+   */
+  mayMatchLine(bytes: Uint8Array): boolean;
 }
 
 /**
@@ -87,6 +93,88 @@ function acceptedBytes(e: RunElement, caseInsensitive: boolean): Uint8Array {
   return table;
 }
 
+/** One required run, compiled for looking it up in bytes. */
+interface CompiledRun {
+  readonly length: number;
+  /** Which bytes each element accepts. */
+  readonly tables: readonly Uint8Array[];
+  /** The element looked for first (its rarest character), and the bytes it accepts. */
+  readonly anchor: number;
+  readonly anchorBytes: readonly number[];
+  /** How common its anchor is ({@link frequency}; lower is rarer). */
+  readonly cost: number;
+}
+
+function compileRun(run: readonly RunElement[], caseInsensitive: boolean): CompiledRun {
+  const tables = run.map((e) => acceptedBytes(e, caseInsensitive));
+  // Look for the rarest character of the run, then check the rest around it.
+  let anchor = 0;
+  let cost = Infinity;
+  for (let k = 0; k < run.length; k++) {
+    const e = run[k];
+    if (typeof e !== 'number') continue;
+    const c = caseInsensitive && isLetter(e) ? frequency(e | 0x20) + frequency(e & ~0x20) + 1 : frequency(e);
+    if (c < cost) {
+      anchor = k;
+      cost = c;
+    }
+  }
+  const anchorBytes: number[] = [];
+  for (let b = 0; b < 128; b++) if (tables[anchor][b]) anchorBytes.push(b);
+  return { length: run.length, tables, anchor, anchorBytes, cost };
+}
+
+function matchesAt(r: CompiledRun, bytes: Uint8Array, start: number): boolean {
+  for (let j = 0; j < r.tables.length; j++) {
+    if (r.tables[j][bytes[start + j]] !== 1) return false;
+  }
+  return true;
+}
+
+/**
+ * Where a run's anchor bytes were last looked up in one file: from where (`from`), and the
+ * first place at or after it (`at`, -1: none). Looked up again only where a search starts
+ * past that place, so a file read line by line is searched once for each anchor byte.
+ */
+interface Seen {
+  readonly from: number[];
+  readonly at: number[];
+}
+
+const unseen = (r: CompiledRun): Seen => ({ from: r.anchorBytes.map(() => Infinity), at: r.anchorBytes.map(() => -1) });
+
+/** The first place of anchor byte `j` at or after `from`. */
+function nextAnchor(r: CompiledRun, seen: Seen, bytes: Uint8Array, j: number, from: number): number {
+  const at = seen.at[j];
+  if (from >= seen.from[j] && (at === -1 || at >= from)) return at;
+  const found = bytes.indexOf(r.anchorBytes[j], from);
+  seen.from[j] = from;
+  seen.at[j] = found;
+  return found;
+}
+
+/**
+ * Where the run first starts in `bytes` at or after `from`, ending at or before `to`
+ * (-1: nowhere). `spend` is told of each false start.
+ */
+function findRun(r: CompiledRun, seen: Seen, bytes: Uint8Array, from: number, to: number, spend: () => void): number {
+  let best = -1;
+  for (let j = 0; j < r.anchorBytes.length; j++) {
+    let i = nextAnchor(r, seen, bytes, j, from + r.anchor);
+    while (i !== -1) {
+      const start = i - r.anchor;
+      if ((best !== -1 && start >= best) || start + r.length > to) break;
+      if (matchesAt(r, bytes, start)) {
+        best = start;
+        break;
+      }
+      spend();
+      i = nextAnchor(r, seen, bytes, j, i + 1);
+    }
+  }
+  return best;
+}
+
 /**
  * A prefilter for a scanned pattern, or undefined when no run of ASCII text is certain
  * to be in every match. With `caseInsensitive`, ASCII letters match either case (without
@@ -95,46 +183,71 @@ function acceptedBytes(e: RunElement, caseInsensitive: boolean): Uint8Array {
 export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensitive: boolean): LiteralPrefilter | undefined {
   const run = requiredRun(topLevel);
   if (run.length === 0) return undefined;
-  const tables = run.map((e) => acceptedBytes(e, caseInsensitive));
+  const chosen = compileRun(run, caseInsensitive);
+  const runs = requiredRuns(topLevel);
+  const compiled = runs.map((r) => compileRun(r, caseInsensitive));
+  // The line test starts from the run whose anchor is rarest, then reads its line.
+  let pivot = 0;
+  for (let k = 1; k < compiled.length; k++) if (compiled[k].cost < compiled[pivot].cost) pivot = k;
 
-  // Look for the rarest character of the run, then check the rest around it.
-  let anchor = 0;
-  let anchorCost = Infinity;
-  for (let k = 0; k < run.length; k++) {
-    const e = run[k];
-    if (typeof e !== 'number') continue;
-    const cost = caseInsensitive && isLetter(e) ? frequency(e | 0x20) + frequency(e & ~0x20) + 1 : frequency(e);
-    if (cost < anchorCost) {
-      anchor = k;
-      anchorCost = cost;
+  const mayMatch = (bytes: Uint8Array): boolean => {
+    // Past this many false starts, decoding costs less than looking on: let the file through.
+    let budget = 64 + (bytes.length >> 4);
+    let out = false;
+    const spend = () => {
+      if (--budget === 0) out = true;
+    };
+    for (const a of chosen.anchorBytes) {
+      let i = bytes.indexOf(a, chosen.anchor);
+      while (i !== -1) {
+        const start = i - chosen.anchor;
+        if (start + chosen.length <= bytes.length && matchesAt(chosen, bytes, start)) return true;
+        spend();
+        if (out) return true;
+        i = bytes.indexOf(a, i + 1);
+      }
     }
-  }
-  const anchorBytes: number[] = [];
-  for (let b = 0; b < 128; b++) if (tables[anchor][b]) anchorBytes.push(b);
-
-  const matchesAt = (bytes: Uint8Array, start: number): boolean => {
-    for (let j = 0; j < tables.length; j++) {
-      if (tables[j][bytes[start + j]] !== 1) return false;
-    }
-    return true;
+    return false;
   };
 
   return {
     run,
-    runs: requiredRuns(topLevel),
-    mayMatch(bytes) {
-      // Past this many false starts, decoding costs less than looking on: let the file through.
+    runs,
+    mayMatch,
+    mayMatchLine(bytes) {
+      // Past this many false starts (lines read in vain among them), decoding costs less
+      // than looking on: let the file through. Each line is read a few times at most.
       let budget = 64 + (bytes.length >> 4);
-      for (const a of anchorBytes) {
-        let i = bytes.indexOf(a, anchor);
-        while (i !== -1) {
-          const start = i - anchor;
-          if (start + run.length <= bytes.length && matchesAt(bytes, start)) return true;
-          if (--budget === 0) return true;
-          i = bytes.indexOf(a, i + 1);
+      let out = false;
+      const spend = () => {
+        if (--budget <= 0) out = true;
+      };
+      const p = compiled[pivot];
+      const pivotSeen = unseen(p);
+      const seen = compiled.map(unseen);
+      let from = 0;
+      for (;;) {
+        const at = findRun(p, pivotSeen, bytes, from, bytes.length, spend);
+        if (out) return true;
+        if (at === -1) return false;
+        const lineStart = at === 0 ? 0 : bytes.lastIndexOf(10, at - 1) + 1;
+        const lf = bytes.indexOf(10, at);
+        const lineEnd = lf === -1 ? bytes.length : lf;
+        // Every run in order, each after the one before, within this line (leftmost first
+        // is best: each run has a fixed length, so its first place ends first).
+        let k = 0;
+        for (let cursor = lineStart; k < compiled.length; k++) {
+          const found = findRun(compiled[k], seen[k], bytes, cursor, lineEnd, spend);
+          if (found === -1 || out) break;
+          cursor = found + compiled[k].length;
         }
+        if (out || k === compiled.length) return true;
+        // A line read in vain counts as a false start too.
+        spend();
+        if (out) return true;
+        if (lf === -1) return false;
+        from = lf + 1;
       }
-      return false;
     },
   };
 }

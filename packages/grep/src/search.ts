@@ -206,6 +206,17 @@ function flag(field: string, value: unknown): boolean {
 }
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * False only where the bytes hold no match (the prefilter's test: line by line, each
+ * line must hold every run the pattern requires; with `multiline`, the whole bytes must
+ * hold its chosen one).
+ */
+function mayHoldMatch(matcher: Matcher, bytes: Uint8Array): boolean {
+  const { prefilter } = matcher;
+  if (prefilter === undefined) return true;
+  return matcher.options.multiline ? prefilter.mayMatch(bytes) : prefilter.mayMatchLine(bytes);
+}
 const clockOf = (options: SearchOptions) => options.now ?? (() => performance.now());
 
 /**
@@ -271,7 +282,7 @@ export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8
   const matcher = compileMatcher(pattern, options);
   if (looksBinary(bytes)) return { kind: 'unsure' };
   const noted = matcher.namesCr || matcher.namesBom;
-  if (!noted && matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) return { kind: 'none' };
+  if (!noted && !mayHoldMatch(matcher, bytes)) return { kind: 'none' };
   const { text: _, ...result } = runMatchJob({ pattern, options, bytes, lineEnds: noted, timeLimitMs }, now);
   if (result.stoppedAt !== undefined) return { kind: 'unsure' };
   if (!noted && result.hits.length === 0 && result.gaveUp.length === 0) return { kind: 'none' };
@@ -451,7 +462,7 @@ export async function searchFiles(
     }
     filesSearched++;
     // A fact about line ends needs every searched file's, so then no file is passed over unread.
-    if (!noted && matcher.prefilter !== undefined && !matcher.prefilter.mayMatch(bytes)) continue;
+    if (!noted && !mayHoldMatch(matcher, bytes)) continue;
 
     const started = now();
     const scan = await run({ pattern, options: patternOptions, bytes, lineEnds: noted, timeLimitMs: Math.min(left, 2 ** 31 - 1) });

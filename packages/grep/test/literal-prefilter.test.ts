@@ -78,3 +78,48 @@ describe('mayMatch', () => {
     expect(prefilter('zq')!.mayMatch(enc.encode('z.'.repeat(10_000)))).toBe(true);
   });
 });
+
+describe('mayMatchLine', () => {
+  /** The runs as one pattern: each run's text, anything between them, all on one line. */
+  const linePattern = (pattern: string) =>
+    prefilter(pattern)!
+      .runs.map((r) => r.map((e) => (e === 'digit' ? '\\d' : e === 'word' ? '\\w' : String.fromCharCode(e).replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))).join(''))
+      .join('[^\\n]*');
+
+  test('is true exactly when one line holds every run in order, so every matching line gets through', () => {
+    const text = fc
+      .array(fc.constantFrom('ab', 'AB', 'fun', 'Err', 'Error', 'function', 'x', 'E', '\u00e9', '\u212a', 'k', '\n', '\r', '\r\n', '1', '_', ' ', '\uFFFD'), { maxLength: 40 })
+      .map((xs) => xs.join(''));
+    const pattern = fc.constantFrom('function\\s+\\w+Error', 'ab.*x', 'x\\s*ab', 'E\\d+k', 'ab', 'a\\nb', 'k\\w+b\\s?_', 'fun.Err', 'Err(?=o)or', '\\bab\\b\\s1');
+    const bytesOf = fc.oneof(
+      text.map((t) => enc.encode(t)),
+      // Invalid UTF-8 between ASCII: the decoder keeps every ASCII byte, in order.
+      fc.array(fc.constantFrom(0x61, 0x62, 0x45, 0x72, 0x6f, 0x0a, 0x20, 0xe2, 0x80, 0xff, 0xc3), { maxLength: 40 }).map((xs) => Uint8Array.from(xs)),
+    );
+    fc.assert(
+      fc.property(bytesOf, pattern, fc.boolean(), (bytes, p, ci) => {
+        const f = prefilter(p, ci)!;
+        const lines = new TextDecoder().decode(bytes).split('\n');
+        const reference = new RegExp(linePattern(p), ci ? 'i' : '');
+        // Small texts never use up the filter's budget, so its answer is exact here.
+        expect(f.mayMatchLine(bytes)).toBe(lines.some((l) => reference.test(l)));
+        // Every line the pattern matches holds the runs: the filter never turns one away.
+        if (lines.some((l) => new RegExp(p, ci ? 'i' : '').test(l))) expect(f.mayMatchLine(bytes)).toBe(true);
+      }),
+      params(5000),
+    );
+  });
+
+  test('turns away files whose lines each lack one of the runs', () => {
+    const f = prefilter('function\\s+\\w+Error')!;
+    expect(f.mayMatchLine(enc.encode('function a() {}\nthrow new Error()\n'))).toBe(false);
+    expect(f.mayMatchLine(enc.encode('Error function x\n'))).toBe(false);
+    expect(f.mayMatchLine(enc.encode('x\r\nfunction fooError() {}\r\n'))).toBe(true);
+    expect(f.mayMatch(enc.encode('function a() {}\nthrow new Error()\n'))).toBe(true);
+  });
+
+  test('lets a file through rather than spend more than decoding it would cost', () => {
+    expect(prefilter('ab\\s+zq')!.mayMatchLine(enc.encode('z.'.repeat(10_000)))).toBe(true);
+    expect(prefilter('ab\\s+zq')!.mayMatchLine(enc.encode('zq\n'.repeat(10_000)))).toBe(true);
+  });
+});

@@ -82,6 +82,12 @@ export interface HostDisk extends DiskPort {
   /** A walk; `shallow`: the directory's own entries only (a listing that is not recursive). */
   walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
   /**
+   * Told that a caller walked all of `dir` in parts, each complete and readable (a
+   * search's walk): where `dir` is the root, that is a whole walk, and the deferred sweep
+   * of leftovers is not needed (see {@link diskPort}).
+   */
+  walkedWhole?(dir: string): void;
+  /**
    * Up to `length` bytes of a regular file from byte `start` (fewer at its end), for a
    * file too large to read whole: the same guards as `read` (a stat first, regular files
    * only, opened non-blocking from the held directory, no symlink where the mount follows
@@ -936,6 +942,9 @@ export function diskPort(options: DiskOptions): HostDisk {
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
+    walkedWhole: (dir) => {
+      if (normal(dir) === '') clearTimeout(disk.sweep);
+    },
     readRange: (path, start, length, into) => readRange(disk, path, start, length, into),
     passedOver: (dir) => passedOverDir(options.rules, normal(dir)),
     readMany: (paths, maxBytes) => readMany(disk, paths, maxBytes),

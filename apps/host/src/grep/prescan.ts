@@ -129,3 +129,28 @@ export async function* ahead<T, R>(inputs: readonly T[], start: (input: T) => Pr
     yield await first;
   }
 }
+
+/**
+ * {@link ahead} over inputs that come as they are made (a walk's batches): up to `depth`
+ * started ahead of the one being taken, the next input made only when one is wanted.
+ */
+export async function* aheadOf<T, R>(inputs: AsyncIterable<T>, start: (input: T) => Promise<R>, depth: number): AsyncIterable<R> {
+  const started: Promise<R>[] = [];
+  const source = inputs[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      while (!done && started.length < depth) {
+        const next = await source.next();
+        if (next.done) done = true;
+        else started.push(start(next.value));
+      }
+      const first = started.shift();
+      if (first === undefined) return;
+      yield await first;
+    }
+  } finally {
+    // Taken no further (the search stopped): the walk is let go.
+    if (!done) await source.return?.();
+  }
+}

@@ -36,6 +36,8 @@ export interface GrepWorkers {
   readonly prescanner: Prescanner;
   /** Ends every Worker (the host is closing). */
   close(): void;
+  /** How many Workers the pool holds now (for tests). */
+  size(): number;
 }
 
 const EMPTY = new Uint32Array(0);
@@ -79,21 +81,43 @@ export function grepWorkers(): GrepWorkers {
     slots.push(slot);
     return slot;
   };
+  // A slot is taken at once (busy before the caller resumes), so jobs started together
+  // go to different Workers, not all to the first free one.
   const take = (): Promise<Slot> => {
-    const free = slots.find((s) => !s.busy);
-    if (free) return Promise.resolve(free);
-    if (slots.length < MAX_WORKERS) return Promise.resolve(make());
-    return new Promise((done) => waiting.push(done));
+    const free = slots.find((s) => !s.busy) ?? (slots.length < MAX_WORKERS ? make() : undefined);
+    if (free === undefined) return new Promise((done) => waiting.push(done));
+    free.busy = true;
+    return Promise.resolve(free);
   };
   const give = (slot: Slot) => {
     const next = waiting.shift();
     if (next) next(slot);
     else slot.busy = false;
   };
+  /** A new Worker in place of `slot`'s, taken (busy) as `slot` was: `give` hands it on. */
   const replace = (slot: Slot): Slot => {
     slot.worker.terminate();
     slots.splice(slots.indexOf(slot), 1);
-    return make();
+    const fresh = make();
+    fresh.busy = true;
+    return fresh;
+  };
+  // Batches searched ahead run on at most `PARALLEL` Workers at once (one a core): a
+  // batch started beyond them waits for one (its caller has read it meanwhile), and a
+  // search's own scans still find a Worker.
+  let batchesRunning = 0;
+  const batchWaiting: (() => void)[] = [];
+  const batchTurn = (): Promise<void> => {
+    if (batchesRunning < PARALLEL) {
+      batchesRunning++;
+      return Promise.resolve();
+    }
+    return new Promise((done) => batchWaiting.push(done));
+  };
+  const batchDone = () => {
+    const next = batchWaiting.shift();
+    if (next) next();
+    else batchesRunning--;
   };
 
   const runner: MatchRunner = async (job: MatchJob) => {
@@ -141,6 +165,15 @@ export function grepWorkers(): GrepWorkers {
    * batch that reads its files first has `READ_MS` for that.
    */
   const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
+    if (closed) return undefined;
+    await batchTurn();
+    try {
+      return await batchOnWorker<T>(job, moved);
+    } finally {
+      batchDone();
+    }
+  };
+  const batchOnWorker = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
     if (closed) return undefined;
     const slot = await take();
     slot.busy = true;
@@ -206,6 +239,7 @@ export function grepWorkers(): GrepWorkers {
   return {
     runner,
     prescanner,
+    size: () => slots.length,
     close() {
       closed = true;
       for (const s of slots) s.worker.terminate();
