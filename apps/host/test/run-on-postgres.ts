@@ -36,6 +36,7 @@ const SKIP: Readonly<Record<string, string>> = {
   'read-many.test.ts': 'the disk layer alone',
   'replace-window.test.ts': 'the edit window alone',
   'review-sign-in.test.ts': "the review page's sign-in alone",
+  'search-walk.test.ts': "a direct mount's walk alone",
   'sessions.test.ts': 'HTTP sessions alone',
 };
 
