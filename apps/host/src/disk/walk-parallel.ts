@@ -255,19 +255,18 @@ async function inWorkers(options: ParallelOptions, dirs: (Item & { kind: 'direct
     new Promise<void>((done) => {
       let worker: Worker;
       try {
-        worker = new Worker(new URL(WORKER, import.meta.url).href);
+        worker = takeWorker();
       } catch {
         done(); // no Worker here: this thread walks what is left
         return;
       }
       let batch: (Item & { kind: 'directory' })[] = [];
       let taskId = -1;
-      const finish = () => {
-        worker.terminate();
-        done();
-      };
       const give = () => {
-        if (next >= batches.length) return finish();
+        if (next >= batches.length) {
+          putBack(worker);
+          return done();
+        }
         batch = batches[next++];
         taskId = id++;
         const task: WalkTask = {
@@ -296,11 +295,41 @@ async function inWorkers(options: ParallelOptions, dirs: (Item & { kind: 'direct
       worker.onerror = () => {
         // This batch is walked here; the Worker takes no more.
         for (const d of batch) if (d.part === undefined) here(d);
-        finish();
+        worker.terminate();
+        done();
       };
       give();
     });
   await Promise.all(Array.from({ length: Math.min(options.workers, batches.length) }, one));
+}
+
+/**
+ * Workers kept between walks, unreferenced (they never keep the process alive): a server
+ * walks again and again, and ending a Worker holds up the thread that ends it (a tenth of
+ * a second and more), so they are ended only after {@link IDLE_MS} unused.
+ */
+const idle: Worker[] = [];
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
+const IDLE_MS = 30_000;
+
+type Refable = Worker & { ref?: () => void; unref?: () => void };
+
+function takeWorker(): Worker {
+  const worker: Refable = idle.pop() ?? new Worker(new URL(WORKER, import.meta.url).href);
+  worker.ref?.();
+  return worker;
+}
+
+function putBack(worker: Refable): void {
+  worker.onmessage = null;
+  worker.onerror = null;
+  worker.unref?.();
+  idle.push(worker);
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    for (const w of idle.splice(0)) w.terminate();
+  }, IDLE_MS);
+  (idleTimer as { unref?: () => void }).unref?.();
 }
 
 /** Removes the leftovers among the temporary files Workers met (as a walk on this thread does when it meets one). */
