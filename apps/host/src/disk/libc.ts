@@ -140,6 +140,8 @@ const F_RDLCK = 0;
 const SIGWINCH = 28;
 
 const encoder = new TextEncoder();
+/** A character past ASCII (in a name decoded as Latin-1: a byte of 0x80 or more). */
+const NOT_ASCII = /[^\x00-\x7f]/;
 function cstr(s: string): Uint8Array {
   const bytes = encoder.encode(`${s}\0`);
   return bytes;
@@ -222,11 +224,11 @@ function bind(): Libc | null {
       for (let off = 0; off < n; ) {
         const reclen = dents[off + 16] | (dents[off + 17] << 8);
         const start = off + 19;
-        let end = start;
-        let high = 0;
-        while (dents[end] !== 0) high |= dents[end++];
+        const end = dents.indexOf(0, start);
         off += reclen;
-        const name = high < 0x80 ? dentsBuffer.toString('latin1', start, end) : utf8.decode(dents.subarray(start, end));
+        // Bytes as Latin-1 first (one native call each, no loop over the bytes here): a name with any byte past ASCII is UTF-8.
+        const bytes = dentsBuffer.toString('latin1', start, end);
+        const name = NOT_ASCII.test(bytes) ? utf8.decode(dents.subarray(start, end)) : bytes;
         if (name === '.' || name === '..') continue;
         out.push({ name, type: DT[dents[start - 1]] ?? 'unknown' });
       }

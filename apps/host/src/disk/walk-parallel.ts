@@ -315,7 +315,7 @@ const IDLE_MS = 30_000;
 type Refable = Worker & { ref?: () => void; unref?: () => void };
 
 function takeWorker(): Worker {
-  const worker: Refable = idle.pop() ?? new Worker(new URL(WORKER, import.meta.url).href);
+  const worker: Refable = idle.pop() ?? new Worker(new URL(WORKER, import.meta.url).href, { smol: true } as WorkerOptions);
   worker.ref?.();
   return worker;
 }
