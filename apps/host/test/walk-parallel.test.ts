@@ -7,7 +7,7 @@
  * does; and a file whose times are racy gets a racy fingerprint in a Worker too, unique.
  */
 import { afterAll, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Walk } from '@ws/reconcile';
 import { doneWriting, tempName } from '../src/disk/boundary.ts';
@@ -93,6 +93,7 @@ for (const round of [0, 1, 2]) {
       expect(existsSync(join(root, mine))).toBe(true);
     } finally {
       doneWriting(mine.slice(5));
+      rmSync(join(root, mine), { force: true }); // a leftover now: gone before the walks below
     }
     // A directory beneath the root, walked the same way.
     expect(await walkWith(2, root, 'top1')).toEqual(await walkWith(0, root, 'top1'));
