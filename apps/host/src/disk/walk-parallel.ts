@@ -1,8 +1,8 @@
 /**
  * A whole walk with its subtrees walked in Workers (issue 15, target 3: `git status`
  * stats on several threads too). This thread lists the top of the tree itself — the
- * directory walked and up to {@link LIST_DEPTH} levels beneath it, until there are
- * {@link TASKS} subtrees — and hands the subtrees to Workers, a few at a time; while
+ * directory walked and up to two levels beneath it ({@link LIST_DEPTH} in all), until
+ * there are {@link TASKS} subtrees — and hands the subtrees to Workers, a few at a time; while
  * they walk, the calling thread is free (a pass scans the store meanwhile). The one
  * rule: the result is the one {@link visitTree} gives on one thread, entry for entry and
  * in the same order — every directory listed by the same code under the same rules, the
@@ -68,7 +68,7 @@ export const walkedInWorkers = { parts: 0 };
 
 /** How many subtrees this thread lists its way down to before handing them out. */
 const TASKS = 8;
-/** How deep beneath the walked directory this thread lists at most. */
+/** How many levels this thread lists at most, the walked directory's own included. */
 const LIST_DEPTH = 3;
 /** Subtrees in one message to a Worker: enough for few messages, few enough to share the work out evenly. */
 const BATCHES_PER_WORKER = 4;
