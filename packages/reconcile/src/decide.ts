@@ -172,8 +172,9 @@ function byRule(input: DecideInput, d: ObservedDisk): Decision {
 
 const ABSENT: Evidence = { kind: 'absent' };
 
-function decision(state: Standing, next: PathRecords, extra: Partial<Decision> = {}): Decision {
-  return { state, next, taken: null, gaveUp: null, settled: null, reason: null, ...extra };
+function decision(state: Standing, next: PathRecords, extra?: Partial<Decision>): Decision {
+  const made: Decision = { state, next, taken: null, gaveUp: null, settled: null, reason: null };
+  return extra === undefined ? made : { ...made, ...extra };
 }
 
 function unverified(input: DecideInput, reason: string): Decision {

@@ -48,9 +48,16 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
   }
 
   const dir = scope.path;
-  const walk = await ctx.disk.walk(dir);
+  // The store is read while disk is walked (a walk may go on off this thread).
+  const walking = ctx.disk.walk(dir);
   const evidence = new Map<string, Evidence | null>();
-  for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
+  try {
+    for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
+  } catch (err) {
+    await walking.catch(() => undefined); // the walk ends before the failure is told
+    throw err;
+  }
+  const walk = await walking;
   const toRead: { path: string; meta: FileMeta; evidence: Evidence | null }[] = [];
   const total = walk.files.length;
   for (const file of walk.files) {

@@ -7,7 +7,7 @@
  */
 import { FROM_DISK, type RecordChange, recordChanges, recordsDiffer } from './apply.ts';
 import { type MountContext, type Scope, type Work } from './context.ts';
-import { type Decision, type Standing, type TakeDisk, decide } from './decide.ts';
+import { type DecideInput, type Standing, type TakeDisk, decide } from './decide.ts';
 import { type DiskView, sameTree } from './disk-view.ts';
 import { gather, type Gathered } from './observe.ts';
 import { resolvePending } from './pending.ts';
@@ -100,14 +100,19 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
 
   const reports: PathReport[] = [];
   const changes: RecordChange[] = [];
-  for (const [path, disk] of [...views].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [path, disk] of inPathOrder(views)) {
     const records = stored.get(path) ?? { path, ...NOTHING, pending: null };
-    let decision: Decision;
-    if (ctx.inFlight.has(path)) {
-      decision = decide({ ...records, disk: { kind: 'unobservable', reason: unverifiedReason.effectInProgress } });
-    } else {
-      decision = decide({ ...records, disk, ...(request.takeDisk ? { takeDisk: request.takeDisk } : {}) });
-    }
+    // The decision's input named field by field: no copy of every record per path.
+    const inFlight = ctx.inFlight.has(path);
+    const input: { -readonly [K in keyof DecideInput]: DecideInput[K] } = {
+      tree: records.tree,
+      evidence: records.evidence,
+      mark: records.mark,
+      disk: inFlight ? { kind: 'unobservable', reason: unverifiedReason.effectInProgress } : disk,
+    };
+    if (records.agreedElsewhere !== undefined) input.agreedElsewhere = records.agreedElsewhere;
+    if (request.takeDisk && !inFlight) input.takeDisk = request.takeDisk;
+    const decision = decide(input);
     const before: PathRecords = { tree: records.tree, evidence: records.evidence, mark: records.mark };
     if (recordsDiffer(before, decision.next)) {
       const announce = !sameTree(before.tree, decision.next.tree) || decision.gaveUp !== null;
@@ -115,7 +120,7 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
       changes.push({ path, branch, before, after: decision.next, announce, cause });
     }
     const settled = decision.settled ?? settledByEffect?.get(path) ?? null;
-    reports.push(pathReport(path, disk, { ...decision, settled }, ctx.readOnly));
+    reports.push(pathReport(path, disk, settled === decision.settled ? decision : { ...decision, settled }, ctx.readOnly));
   }
   const recordRoot =
     gathered.kind === 'observed' && store.rootIdentity(mount) !== gathered.rootIdentity
@@ -138,6 +143,15 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
     rootProblem: gathered.kind === 'root-problem' ? gathered.reason : null,
     counts,
   };
+}
+
+/** The views in path order: as gathered where a walk gave them so (the common case), else sorted. */
+function inPathOrder(views: Map<string, DiskView>): [string, DiskView][] {
+  const all = [...views];
+  for (let i = 1; i < all.length; i++) {
+    if (all[i - 1][0] > all[i][0]) return all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+  return all;
 }
 
 /** The store's records for every path in scope: one scan for a directory, one read per named path. */

@@ -10,12 +10,13 @@ import { isAbsolute } from 'node:path';
 import type { DiskPort, Expectation, FileMeta, Observation, Reading, RootLocation, UnlinkResult, Walk, WriteResult } from '@ws/reconcile';
 import { type Boundary, boundary, doneWriting, tempName } from './boundary.ts';
 import { fileMeta, probeGranularity, sameFile, sameFileMoved, sameStat, type TimeKeeping } from './fingerprint.ts';
-import { fstatInfo, type HeldDir, openRoot } from './held.ts';
+import { fstatInfo, type HeldDir, holdsByDescriptor, openRoot } from './held.ts';
 import { libc, type StatInfo } from './libc.ts';
 import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
 import type { WalkRules } from './rules.ts';
 import { describeFsError, diskWords } from './sentences.ts';
 import { newTally, sweepTree, visitTree } from './walk.ts';
+import { walkInParallel, walkWorkers } from './walk-parallel.ts';
 
 /** What a disk port needs to know about its mount. */
 export interface DiskOptions {
@@ -849,6 +850,31 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
   return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
 }
 
+/**
+ * Where a whole walk may split its subtrees among Workers (see `walk-parallel.ts`):
+ * directories held by descriptor, links not followed (a followed link may lead into
+ * another Worker's subtree, which one walk would not enter twice), and rules a Worker
+ * can make again from their spec. Anywhere else, or past the cap, one thread walks.
+ */
+async function walkSoon(disk: Disk, dir: string, shallow: boolean): Promise<Walk> {
+  const { root, rules, followSymlinks, walkCap } = disk.options;
+  const spec = rules.spec;
+  const workers = walkWorkers();
+  if (shallow || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) return walkDir(disk, dir, shallow);
+  dropReadDirs(disk);
+  const where = contain(disk, dir, 'read');
+  if (!where.ok) return { files: [], directories: [], passedOver: [], unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  rules.renew?.();
+  const from = normal(dir);
+  const walked = await walkInParallel({ root, from, rules: { ...rules, spec }, time: disk.time, cap: walkCap, workers, minEntries: PARALLEL_FROM, metaOf: (info) => metaOf(disk, info) });
+  if (walked === null) return walkDir(disk, dir, false);
+  if (from === '' && walked.unreadable.length === 0) clearTimeout(disk.sweep);
+  return { ...walked, incomplete: null };
+}
+
+/** Entries in the top levels of a tree from which its walk uses Workers (fewer subtrees than half of `TASKS`). */
+const PARALLEL_FROM = 256;
+
 function locateRoot(root: string): RootLocation {
   try {
     const st = statSync(root);
@@ -941,7 +967,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     locateRoot: async () => locateRoot(options.root),
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
-    walk: async (dir, walkOptions) => walkDir(disk, dir, walkOptions?.shallow ?? false),
+    walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false),
     walkedWhole: (dir) => {
       if (normal(dir) === '') clearTimeout(disk.sweep);
     },

@@ -8,6 +8,7 @@
  * the fingerprints without the suffix ({@link sameFile}).
  */
 import type { FileMeta } from '@ws/reconcile';
+import { threadId } from 'node:worker_threads';
 import type { StatInfo } from './libc.ts';
 
 /** How a mount's file system keeps time. */
@@ -46,6 +47,8 @@ export function probeGranularity(root: StatInfo | null): number {
 export const CLOCK_SLACK_MS = 20;
 
 let issued = 0;
+/** A Worker's racy suffixes carry its thread, so two threads' counters never make the same one. */
+const thread = threadId === 0 ? '' : `w${threadId}`;
 
 function timeOf(sec: number, nsec: number, coarseMs: number | null): { ms: number; text: string } {
   const ms = sec * 1000 + nsec / 1e6;
@@ -65,7 +68,7 @@ export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
     mtimeMs: m.ms,
     ctimeMs: c.ms,
     mode: st.mode,
-    fingerprint: racy ? `${base}~${Date.now().toString(36)}.${process.pid}.${++issued}` : base,
+    fingerprint: racy ? `${base}~${Date.now().toString(36)}.${process.pid}${thread}.${++issued}` : base,
   };
 }
 

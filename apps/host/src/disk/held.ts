@@ -109,6 +109,7 @@ function syncFd(fd: number): void {
 const DIR_FLAGS = O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC;
 
 function fdDir(c: Libc, fd: number): HeldDir {
+  let listed = false;
   return {
     lstat: (name) => c.lstatat(fd, name),
     openFile(name, purpose, mode = 0o644) {
@@ -125,9 +126,13 @@ function fdDir(c: Libc, fd: number): HeldDir {
     unlink: (name) => c.unlinkat(fd, name, false),
     readlink: (name) => c.readlinkat(fd, name),
     // The descriptor itself is listed, never the path it was opened by.
-    entries: () => c.readDirectory(fd),
+    entries: () => {
+      const entries = c.readDirectory(fd, listed);
+      listed = true;
+      return entries;
+    },
     sync: () => syncFd(fd),
-    close: () => closeSync(fd),
+    close: () => c.close(fd),
   };
 }
 

@@ -119,9 +119,11 @@ export interface Libc {
   /**
    * The entries of the open directory `fd` from its start (`getdents64`), `.` and `..`
    * left out, each with the type the directory records (`unknown` where it records none:
-   * a stat tells).
+   * a stat tells). `rewind: false` where nothing has read `fd` since it was opened (no seek to its start).
    */
-  readDirectory(fd: number): DirEntry[];
+  readDirectory(fd: number, rewind?: boolean): DirEntry[];
+  /** Closes a descriptor (as `closeSync`, without its checks: a walk closes one per directory). */
+  close(fd: number): void;
   /**
    * Takes a read lease on `fd` (opened read-only), its break signalled with SIGWINCH
    * (ignored by default) rather than SIGIO (which would end the process): `held` where
@@ -138,6 +140,8 @@ const F_RDLCK = 0;
 const SIGWINCH = 28;
 
 const encoder = new TextEncoder();
+/** A character past ASCII (in a name decoded as Latin-1: a byte of 0x80 or more). */
+const NOT_ASCII = /[^\x00-\x7f]/;
 function cstr(s: string): Uint8Array {
   const bytes = encoder.encode(`${s}\0`);
   return bytes;
@@ -160,6 +164,7 @@ function bind(): Libc | null {
       fcntl: { args: [i32, i32, i32], returns: i32 },
       lseek: { args: [i32, FFIType.i64, i32], returns: FFIType.i64 },
       getdents64: { args: [i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+      close: { args: [i32], returns: i32 },
       __errno_location: { args: [], returns: FFIType.ptr },
     });
   }
@@ -208,8 +213,8 @@ function bind(): Libc | null {
   const dentsBuffer = Buffer.from(dents.buffer, dents.byteOffset, dents.byteLength);
   const utf8 = new TextDecoder();
   const DT: Record<number, DirEntry['type']> = { 1: 'other', 2: 'other', 4: 'directory', 6: 'other', 8: 'file', 10: 'symlink', 12: 'other' };
-  const readDirectory = (fd: number): DirEntry[] => {
-    if (Number(c.lseek(fd, 0, 0)) < 0) throw sysError(errno(), 'seek', String(fd));
+  const readDirectory = (fd: number, rewind = true): DirEntry[] => {
+    if (rewind && Number(c.lseek(fd, 0, 0)) < 0) throw sysError(errno(), 'seek', String(fd));
     const out: DirEntry[] = [];
     for (;;) {
       const n = Number(getdents(fd, dentsPtr, dents.length));
@@ -219,11 +224,11 @@ function bind(): Libc | null {
       for (let off = 0; off < n; ) {
         const reclen = dents[off + 16] | (dents[off + 17] << 8);
         const start = off + 19;
-        let end = start;
-        let high = 0;
-        while (dents[end] !== 0) high |= dents[end++];
+        const end = dents.indexOf(0, start);
         off += reclen;
-        const name = high < 0x80 ? dentsBuffer.toString('latin1', start, end) : utf8.decode(dents.subarray(start, end));
+        // Bytes as Latin-1 first (one native call each, no loop over the bytes here): a name with any byte past ASCII is UTF-8.
+        const bytes = dentsBuffer.toString('latin1', start, end);
+        const name = NOT_ASCII.test(bytes) ? utf8.decode(dents.subarray(start, end)) : bytes;
         if (name === '.' || name === '..') continue;
         out.push({ name, type: DT[dents[start - 1]] ?? 'unknown' });
       }
@@ -271,6 +276,12 @@ function bind(): Libc | null {
       return decoder.decode(link.subarray(0, n));
     },
     readDirectory,
+    close(fd) {
+      if (c.close(fd) < 0) {
+        const e = errno();
+        if (e !== 4) throw sysError(e, 'close', String(fd)); // EINTR: Linux has closed it anyway
+      }
+    },
     leaseRead(fd) {
       if (c.fcntl(fd, F_SETSIG, SIGWINCH) < 0) return 'unavailable';
       if (c.fcntl(fd, F_SETLEASE, F_RDLCK) === 0) return 'held';

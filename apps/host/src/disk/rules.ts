@@ -50,6 +50,15 @@ export interface WalkRules {
    * asks it after `listed`, once per directory.
    */
   inDirectory?(dir: string): (name: string, rel: string, isDir: boolean) => PassedOverReason | undefined;
+  /** What {@link walkRules} made these rules from, so a Worker can make the same rules (absent: rules made otherwise). */
+  readonly spec?: WalkRulesSpec;
+}
+
+/** {@link walkRules}'s arguments, as plain data. */
+export interface WalkRulesSpec {
+  readonly mountIgnore: readonly string[];
+  readonly storeRel: string | undefined;
+  readonly ignoreFilesRoot: string | undefined;
 }
 
 /** An ignore file's text under `root`, where it is a regular file (a link is not followed). */
@@ -96,6 +105,7 @@ export function walkRules(
     };
   };
   return {
+    spec: { mountIgnore: [...mountIgnore], storeRel, ignoreFilesRoot },
     renew() {
       byFiles = readIgnoreFiles();
     },

@@ -34,6 +34,13 @@ export interface WalkOptions {
   readonly shallow?: boolean;
   /** Told of each name passed over, beside the count (a pass looks at held paths there). */
   readonly onPassOver?: (path: string, reason: PassedOverReason, directory: boolean) => void;
+  /**
+   * Told of each ws temporary file met, instead of removing the leftovers here: a walk in
+   * a Worker cannot know which temporary files its process is writing (see `isLeftover`).
+   */
+  readonly onTemporary?: (path: string, mtimeMs: number) => void;
+  /** `from` is a directory another walk listed: where it is gone, count it as vanished (as that walk would have). */
+  readonly fromListed?: boolean;
 }
 
 /** A new, empty tally. */
@@ -118,7 +125,9 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
         count('not a regular file or directory', childRel, false);
         continue;
       }
-      if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && isLeftover(d.name, f.info.mtimeSec * 1000, nowMs)) {
+      if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && options.onTemporary !== undefined) {
+        options.onTemporary(childRel, f.info.mtimeSec * 1000);
+      } else if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && isLeftover(d.name, f.info.mtimeSec * 1000, nowMs)) {
         try {
           dir.unlink(d.name);
         } catch {
@@ -158,7 +167,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       } else {
         const opened = openDirectory(root, rel, followSymlinks);
         if (!opened.ok) {
-          if (rel !== options.from) count('a directory that vanished during the walk', rel, true);
+          if (rel !== options.from || options.fromListed) count('a directory that vanished during the walk', rel, true);
           return true;
         }
         dir = opened.dir;
@@ -168,7 +177,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       // it is counted, and a pass looks at what it held there by name.
       const code = (err as { code?: string }).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') tally.unreadable.push({ path: rel, reason: describeFsError(err) });
-      else if (rel !== options.from) count('a directory that vanished during the walk', rel, true);
+      else if (rel !== options.from || options.fromListed) count('a directory that vanished during the walk', rel, true);
       return true;
     }
     try {

@@ -387,7 +387,15 @@ export class SqliteStore implements Store {
     for (const [path, record] of this.q.scanEvidence.values(branch, mount, dir) as [string, string][]) at(path).evidence = record;
     for (const [path, record] of this.q.scanPending.values(branch, mount, dir) as [string, string][]) at(path).pending = record;
     const paths: StoredPath[] = [];
-    for (const [path, row] of rows) paths.push({ ...storedPath(path, row), tree: row.entry });
+    for (const [path, row] of rows) {
+      paths.push({
+        path,
+        tree: row.entry,
+        mark: row.mark === null ? null : (JSON.parse(row.mark) as BranchMark),
+        evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as Evidence),
+        pending: row.pending === null ? null : (JSON.parse(row.pending) as PendingEffect),
+      });
+    }
     this.scanCache = { key, writes: this.writes, dataVersion: version, paths };
     return paths;
   }

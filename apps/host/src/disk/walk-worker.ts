@@ -1,0 +1,75 @@
+/**
+ * The Worker a walk's subtrees are walked in (see `walk-parallel.ts`): a message is one
+ * {@link WalkTask}, answered with its {@link WalkTaskResult} (or `{ id, error }`). The
+ * one rule: the same walk as on the calling thread — the same rules, made from the same
+ * spec, and the same stats — except that temporary files are told back, never removed
+ * here (only the calling thread knows which ones its process is writing).
+ */
+import { fileMeta } from './fingerprint.ts';
+import { walkRules } from './rules.ts';
+import { newTally, visitTree } from './walk.ts';
+import type { WalkTask, WalkTaskResult } from './walk-parallel.ts';
+
+declare const self: Worker;
+
+function run(task: WalkTask): WalkTaskResult {
+  const rules = walkRules(task.rules.mountIgnore, task.rules.storeRel, task.rules.ignoreFilesRoot);
+  const time = { granularityMs: task.granularityMs, coarseMs: task.coarseMs, now: Date.now };
+  const out: WalkTaskResult = { id: task.id, parts: [] };
+  for (const from of task.from) {
+    const paths: string[] = [];
+    const fingerprints: string[] = [];
+    const numbers: number[] = [];
+    const directories: string[] = [];
+    const passedOver: [string, string, boolean][] = [];
+    const temporary: [string, number][] = [];
+    const tally = newTally();
+    let seen = 0;
+    visitTree(
+      {
+        root: task.root,
+        from,
+        rules,
+        followSymlinks: false,
+        cap: task.cap,
+        fromListed: true,
+        onPassOver: (path, reason, directory) => passedOver.push([path, reason, directory]),
+        onTemporary: (path, mtimeMs) => temporary.push([path, mtimeMs]),
+      },
+      tally,
+      (path, kind, info) => {
+        seen++;
+        if (kind === 'directory') directories.push(path);
+        else if (info !== null) {
+          const meta = fileMeta(time, info);
+          paths.push(path);
+          fingerprints.push(meta.fingerprint);
+          numbers.push(meta.size, meta.mtimeMs, meta.ctimeMs, meta.mode ?? -1);
+        }
+      },
+    );
+    out.parts.push({
+      files: paths.length,
+      paths: paths.join('\u0000'),
+      fingerprints: fingerprints.join('\u0000'),
+      numbers: new Float64Array(numbers),
+      directories,
+      passedOver,
+      unreadable: tally.unreadable,
+      temporary,
+      seen,
+      incomplete: tally.incomplete ?? null,
+    });
+  }
+  return out;
+}
+
+self.onmessage = (event: MessageEvent<WalkTask>) => {
+  const task = event.data;
+  try {
+    const result = run(task);
+    postMessage(result, result.parts.map((p) => p.numbers.buffer as ArrayBuffer));
+  } catch (err) {
+    postMessage({ id: task.id, error: String((err as Error)?.message ?? err) });
+  }
+};

@@ -1,0 +1,125 @@
+/**
+ * A whole walk split among Workers (`disk/walk-parallel.ts`) gives what one thread's walk
+ * gives, entry for entry and in the same order, on generated trees with nested ignore
+ * files (name rules, path rules, `!` rules), editors' files, ws temporary files (a dead
+ * writer's, removed; a live one's and this process's own, kept), symlinks, a FIFO, empty and ignored
+ * directories and non-ASCII names; a walk past the cap still stops where one thread's
+ * does; and a file whose times are racy gets a racy fingerprint in a Worker too, unique.
+ */
+import { afterAll, expect, test } from 'bun:test';
+import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Walk } from '@ws/reconcile';
+import { doneWriting, tempName } from '../src/disk/boundary.ts';
+import { diskPort } from '../src/disk/disk-port.ts';
+import { walkRules } from '../src/disk/rules.ts';
+import { walkedInWorkers } from '../src/disk/walk-parallel.ts';
+import { seededRandom, tempDir } from './fixtures.ts';
+
+const seed = Number(process.env.WS_SEED ?? Date.now() % 1_000_000);
+const sleeper = Bun.spawn(['sleep', '600'], { stdout: 'ignore', stderr: 'ignore' });
+afterAll(() => sleeper.kill());
+
+const NAMES = ['a.txt', 'b.js', 'c.map', 'keep.map', 'x.swp', 'notes~', 'é-ü.md', 'data.log', 'build', 'z', 'A.TXT', 'sub.txt'];
+const RULES = ['*.map', '!keep.map', 'build/', 'sub/*.txt', '/z', 'deep/**/a.txt', '*.js', '#comment', ''];
+
+/** A tree of `dirs` top directories, a few levels deep, from `seed`; returns its root and its temporary files' paths. */
+function makeTree(rand: (n: number) => number, dirs: number): { root: string; leftovers: string[]; live: string } {
+  const root = tempDir('ws-walk-par-');
+  const leftovers: string[] = [];
+  const fill = (dir: string, depth: number) => {
+    if (existsSync(join(root, dir))) return; // a file of that name is there, or it was made already
+    mkdirSync(join(root, dir), { recursive: true });
+    for (let i = rand(6); i > 0; i--) writeFileSync(join(root, dir, NAMES[rand(NAMES.length)]), `${dir} ${i}\n`);
+    if (rand(4) === 0) writeFileSync(join(root, dir, '.gitignore'), Array.from({ length: 1 + rand(3) }, () => RULES[rand(RULES.length)]).join('\n'));
+    if (rand(6) === 0) writeFileSync(join(root, dir, '.ignore'), RULES[rand(RULES.length)]);
+    if (rand(5) === 0) {
+      const t = `${dir}/.ws-tmp-f.txt-99999999-dead${rand(1000)}`;
+      writeFileSync(join(root, t), 'half');
+      leftovers.push(t);
+    }
+    if (rand(8) === 0) symlinkSync('a.txt', join(root, dir, `link${rand(10)}`));
+    if (rand(10) === 0) symlinkSync('..', join(root, dir, 'up'));
+    if (rand(12) === 0) Bun.spawnSync(['mkfifo', join(root, dir, 'pipe')]);
+    if (depth < 4) for (let i = rand(4); i > 0; i--) fill(`${dir}/${['sub', 'deep', 'build', 'node_modules', 'ñ', `d${i}`][rand(6)]}`, depth + 1);
+  };
+  for (let i = 0; i < dirs; i++) fill(`top${i}`, 1);
+  mkdirSync(join(root, 'empty'));
+  writeFileSync(join(root, '.gitignore'), 'data.log\n');
+  const live = `top0/.ws-tmp-f.txt-${sleeper.pid}-livewrite`;
+  writeFileSync(join(root, live), 'being written');
+  return { root, leftovers, live };
+}
+
+function disk(root: string, cap = 1_000_000) {
+  return diskPort({ root, rules: walkRules(['node_modules/', '.git/', '*.log'], undefined, root), followSymlinks: false, walkCap: cap, protect: [], mount: 'work' });
+}
+
+async function walkWith(workers: number, root: string, dir = '', cap?: number): Promise<Walk> {
+  const was = process.env.WS_WALK_WORKERS;
+  process.env.WS_WALK_WORKERS = String(workers);
+  try {
+    return await disk(root, cap).walk(dir);
+  } finally {
+    if (was === undefined) delete process.env.WS_WALK_WORKERS;
+    else process.env.WS_WALK_WORKERS = was;
+  }
+}
+
+for (const round of [0, 1, 2]) {
+  test(`a walk in Workers gives one thread's walk, entry for entry (seed ${seed}, tree ${round})`, async () => {
+    const rand = seededRandom(seed + round);
+    const { root, leftovers, live } = makeTree(rand, 8 + round * 4);
+    await Bun.sleep(100); // past the racy window: fingerprints are plain and comparable
+    const one = await walkWith(0, root);
+    // The walk removes the leftovers it meets (not those in directories it passes over).
+    const met = leftovers.filter((t) => one.directories.includes(t.slice(0, t.lastIndexOf('/'))));
+    expect(met.length).toBeGreaterThan(0);
+    for (const t of met) expect(existsSync(join(root, t))).toBe(false);
+    for (const t of met) writeFileSync(join(root, t), 'half'); // planted again for the second walk
+    const before = walkedInWorkers.parts;
+    const split = await walkWith(2, root);
+    expect(walkedInWorkers.parts).toBeGreaterThan(before);
+    expect(split).toEqual(one);
+    expect(JSON.stringify(split)).toBe(JSON.stringify(one)); // the same order too
+    for (const t of met) expect(existsSync(join(root, t))).toBe(false);
+    expect(existsSync(join(root, live))).toBe(true);
+    // This process's own temporary file, being written (a Worker cannot know it is: this thread decides).
+    const mine = `top2/${tempName('f.txt')}`;
+    mkdirSync(join(root, 'top2'), { recursive: true });
+    writeFileSync(join(root, mine), 'being written here');
+    try {
+      await walkWith(2, root);
+      expect(existsSync(join(root, mine))).toBe(true);
+    } finally {
+      doneWriting(mine.slice(5));
+      rmSync(join(root, mine), { force: true }); // a leftover now: gone before the walks below
+    }
+    // A directory beneath the root, walked the same way.
+    expect(await walkWith(2, root, 'top1')).toEqual(await walkWith(0, root, 'top1'));
+    // Past the cap: the walk stops where one thread's stops.
+    const cap = Math.max(1, Math.floor(one.files.length / 2));
+    const capped = await walkWith(2, root, '', cap);
+    expect(capped.incomplete).not.toBeNull();
+    expect(capped).toEqual(await walkWith(0, root, '', cap));
+  });
+}
+
+test('a file stamped in the future gets a racy fingerprint from a Worker, unlike any other', async () => {
+  const rand = seededRandom(seed);
+  const { root } = makeTree(rand, 10);
+  await Bun.sleep(100);
+  // Stamped a minute ahead (a clock skew): racy however long the Workers take to start.
+  const ahead = new Date(Date.now() + 60_000);
+  for (const p of ['top3/fresh.txt', 'top4/fresh.txt']) {
+    writeFileSync(join(root, p), 'just saved');
+    utimesSync(join(root, p), ahead, ahead);
+  }
+  const split = await walkWith(2, root);
+  const fresh = split.files.filter((f) => f.path.endsWith('/fresh.txt')).map((f) => f.meta.fingerprint);
+  expect(fresh.length).toBe(2);
+  for (const fp of fresh) expect(fp).toContain('~');
+  expect(new Set(fresh).size).toBe(2);
+  const again = await walkWith(2, root);
+  for (const f of again.files.filter((x) => x.path.endsWith('/fresh.txt'))) expect(fresh).not.toContain(f.meta.fingerprint);
+});
