@@ -37,6 +37,7 @@ const SKIP: Readonly<Record<string, string>> = {
   'replace-window.test.ts': 'the edit window alone',
   'review-sign-in.test.ts': "the review page's sign-in alone",
   'search-walk.test.ts': "a direct mount's walk alone",
+  'walk-parallel.test.ts': 'the disk layer alone',
   'sessions.test.ts': 'HTTP sessions alone',
 };
 
