@@ -176,7 +176,10 @@ describe('the disk port', () => {
 
   test('a file emptied just now (a save between its truncate and its write) is looked at again before it is read as empty', async () => {
     const root = tempDir();
-    const disk = port(root);
+    // Times kept to a second, so the empty file is "just now" however long this machine
+    // stalls between the truncate and the read (with the root's own fine times the window
+    // is about 20 ms, which a loaded machine can outlast).
+    const disk = diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 1000, timestampGranularityMs: 1000 });
     writeFileSync(join(root, 'a'), '');
     // The save's write lands while the read settles (timers run in order: 4 ms < 2 + 5 ms).
     setTimeout(() => writeFileSync(join(root, 'a'), 'saved'), 4);
