@@ -14,7 +14,7 @@ import { type JsonSchema } from './schemas.ts';
 import { inputSchemas } from './input-schemas.ts';
 import type { InputOf } from './schemas.ts';
 import type { Tool } from './tool.ts';
-import { invalidInput, unknownFields } from './errors.ts';
+import { invalidInput, quoted, unknownFields } from './errors.ts';
 
 /** The outcome of checking one input. */
 export type Checked<I> = { readonly ok: true; readonly input: I } | { readonly ok: false; readonly message: string };
@@ -101,6 +101,8 @@ function schemaAt(schema: JsonSchema, path: readonly Key[]): JsonSchema | undefi
 /** What a schema node allows, in words: "a whole number, 1 or more". */
 function allowed(node: JsonSchema | undefined): string {
   if (node === undefined) return 'nothing (this field is not part of the tool)';
+  const choices = node.enum as readonly unknown[] | undefined;
+  if (Array.isArray(choices) && choices.length > 0) return choices.length === 1 ? JSON.stringify(choices[0]) : `one of ${orList(choices.map((c) => JSON.stringify(c)))}`;
   switch (node.type) {
     case 'integer': {
       const min = node.minimum as number | undefined;
@@ -127,11 +129,21 @@ function allowed(node: JsonSchema | undefined): string {
   }
 }
 
-/** How a received value reads in a sentence: `0`, `1.5`, `a string`, `nothing`. */
-function described(value: unknown): string {
+/** `a`, `a or b`, `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+/**
+ * How a received value reads in a sentence: `0`, `1.5`, `a string`, `nothing`; a string
+ * where the field takes one of a few words is repeated (cut short), so the caller sees
+ * which word it gave.
+ */
+function described(value: unknown, node?: JsonSchema): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value);
+  if (typeof value === 'string' && value !== '' && Array.isArray(node?.enum)) return quoted(value);
   if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
   if (typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return 'a list';
@@ -180,7 +192,8 @@ export function checkInput<T extends Pick<Tool, 'name' | 'input'>>(tool: T, inpu
       sentences.push(invalidInput(name, undefined, 'an object of named fields', described(input)));
       continue;
     }
-    sentences.push(invalidInput(name, fieldName(path), allowed(schemaAt(schema, path)), described(valueAt(input, path))));
+    const node = schemaAt(schema, path);
+    sentences.push(invalidInput(name, fieldName(path), allowed(node), described(valueAt(input, path), node)));
   }
   return { ok: false, message: [...new Set(sentences)].join(' ') };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { inputSchemasSource } from '../scripts/input-schemas.ts';
-import { invalidInput, unknownFields } from '../src/errors.ts';
+import { invalidInput, quoted, unknownFields } from '../src/errors.ts';
 import { jsonSchemaOf, zodInput } from '../src/from-zod.ts';
 import type { JsonSchema } from '../src/schemas.ts';
 import { checkInput, inputSchemaOf, tools } from '../src/index.ts';
@@ -28,10 +28,31 @@ function zodCheck(name: string, schema: z.ZodType, json: JsonSchema, input: unkn
   };
   const field = (path: readonly Key[]) => path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
   const valueAt = (path: readonly Key[]) => path.reduce<unknown>((v, k) => (v === null || typeof v !== 'object' ? undefined : (v as Record<Key, unknown>)[k]), input);
-  const described = (v: unknown) =>
-    v === undefined ? 'nothing' : v === null ? 'null' : typeof v === 'number' ? (Number.isNaN(v) ? 'NaN' : String(v)) : typeof v === 'string' ? (v === '' ? 'an empty string' : 'a string') : typeof v === 'boolean' ? String(v) : Array.isArray(v) ? 'a list' : `a ${typeof v === 'object' ? 'object' : typeof v}`;
+  const described = (v: unknown, node?: JsonSchema) =>
+    v === undefined
+      ? 'nothing'
+      : v === null
+        ? 'null'
+        : typeof v === 'number'
+          ? Number.isNaN(v)
+            ? 'NaN'
+            : String(v)
+          : typeof v === 'string'
+            ? v === ''
+              ? 'an empty string'
+              : node?.enum
+                ? quoted(v)
+                : 'a string'
+            : typeof v === 'boolean'
+              ? String(v)
+              : Array.isArray(v)
+                ? 'a list'
+                : `a ${typeof v === 'object' ? 'object' : typeof v}`;
   const allowed = (node: JsonSchema | undefined): string => {
     if (node === undefined) return 'nothing (this field is not part of the tool)';
+    const words = (node.enum as unknown[] | undefined)?.map((w) => JSON.stringify(w));
+    if (words && words.length === 1) return words[0];
+    if (words && words.length > 1) return `one of ${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
     if (node.type === 'integer') return node.minimum === undefined ? 'a whole number' : `a whole number, ${node.minimum} or more`;
     if (node.type === 'string') return node.minLength ? 'a non-empty string' : 'a string';
     if (node.type === 'boolean') return 'true or false';
@@ -47,7 +68,7 @@ function zodCheck(name: string, schema: z.ZodType, json: JsonSchema, input: unkn
     const path = issue.path.filter((k): k is Key => typeof k !== 'symbol');
     if (issue.code === 'unrecognized_keys') return unknownFields(name, path.length ? field(path) : undefined, issue.keys, Object.keys((at(path)?.properties as object) ?? {}));
     if (path.length === 0) return invalidInput(name, undefined, 'an object of named fields', described(input));
-    return invalidInput(name, field(path), allowed(at(path)), described(valueAt(path)));
+    return invalidInput(name, field(path), allowed(at(path)), described(valueAt(path), at(path)));
   });
   return { ok: false, message: [...new Set(sentences)].join(' ') };
 }
