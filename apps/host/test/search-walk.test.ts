@@ -11,23 +11,12 @@ import { join } from 'node:path';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { walkInParts } from '../src/mounts/direct.ts';
+import { mulberry32 as random } from '../../../test/random.ts';
 
 const roots: string[] = [];
 afterAll(() => {
   for (const r of roots) rmSync(r, { recursive: true, force: true });
 });
-
-/** A small seeded generator (mulberry32): the same trees every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Names that sort just before and after "/" (0x2F): "-", ".", "0", and a name that is another's prefix.
 const NAMES = ['a', 'a-b', 'a.b', 'a0', 'ab', 'b', 'B', 'x.log', 'z', '\u00e9'];
