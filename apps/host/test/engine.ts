@@ -5,13 +5,12 @@
  * database on the tests' PostgreSQL cluster instead of a SQLite file (`test/run-on-postgres.ts`
  * says which files, and why the others don't run twice).
  */
-import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import type { Lock } from '../src/store/lock.ts';
 import { openConfiguredStore } from '../src/store/open-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { clusterUrl, databaseUrl } from './pg-fixtures.ts';
+import { clusterUrl, databaseUrl, pgProgram } from './pg-fixtures.ts';
 import { STORE_ENGINES } from './store-engines.ts';
 
 /** The engine this run's fixtures make stores on. */
@@ -23,19 +22,6 @@ export const TEST_HOST_ID = 'test-host';
 const byPlace = new Map<string, string>();
 let made = 0;
 
-function psql(): string {
-  const onPath = Bun.which('psql');
-  if (onPath !== null) return onPath;
-  const base = '/usr/lib/postgresql';
-  const found = existsSync(base)
-    ? readdirSync(base)
-        .map((v) => join(base, v, 'bin', 'psql'))
-        .find((p) => existsSync(p))
-    : undefined;
-  if (found === undefined) throw new Error('psql is not installed: the PostgreSQL run of the tests makes its databases with it (apt-get install postgresql-client).');
-  return found;
-}
-
 /**
  * The URL of the database that stands for the SQLite store at `place` in this run: made
  * (empty) the first time a place is named, the same database after, so a test that opens
@@ -46,7 +32,7 @@ export function databaseFor(place: string): string {
   if (known !== undefined) return known;
   const cluster = clusterUrl();
   const name = `ws_e_${process.pid}_${Date.now().toString(36)}_${made++}`;
-  const r = Bun.spawnSync([psql(), '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', cluster, '-c', `CREATE DATABASE ${name}`], { stdout: 'pipe', stderr: 'pipe' });
+  const r = Bun.spawnSync([pgProgram('psql'), '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', cluster, '-c', `CREATE DATABASE ${name}`], { stdout: 'pipe', stderr: 'pipe' });
   if (r.exitCode !== 0) throw new Error(`could not make a test database on ${cluster}: ${r.stderr.toString().slice(0, 300)}`);
   const url = databaseUrl(name, cluster);
   byPlace.set(place, url);

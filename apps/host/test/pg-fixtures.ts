@@ -24,6 +24,14 @@ function serverBin(): string | undefined {
   return join(base, versions[0], 'bin');
 }
 
+/** One of PostgreSQL's programs (initdb, pg_ctl, psql): on the PATH, or beside the newest installed server. */
+export function pgProgram(name: string): string {
+  const onPath = Bun.which(name);
+  if (onPath !== null) return onPath;
+  const bin = serverBin();
+  return bin === undefined ? name : join(bin, name);
+}
+
 /** A throwaway cluster this process started: stop and start it again at will; removed when the process exits. */
 export interface OwnCluster {
   readonly url: string;
@@ -34,8 +42,7 @@ export interface OwnCluster {
 
 /** Starts a throwaway cluster (initdb in a temporary directory, as `nobody` where this runs as root), on a Unix socket only. */
 export function startCluster(): OwnCluster {
-  const bin = serverBin();
-  const prog = (name: string) => (bin === undefined ? name : join(bin, name));
+  const prog = pgProgram;
   const dir = mkdtempSync(join(tmpdir(), 'ws-pg-'));
   chmodSync(dir, 0o777);
   const root = process.getuid?.() === 0;
