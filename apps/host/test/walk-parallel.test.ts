@@ -45,6 +45,10 @@ function makeTree(rand: (n: number) => number, dirs: number): { root: string; le
   };
   for (let i = 0; i < dirs; i++) fill(`top${i}`, 1);
   mkdirSync(join(root, 'empty'));
+  // One leftover every walk meets, whatever the seed made: the removal is always put to the test.
+  mkdirSync(join(root, 'kept'));
+  leftovers.push('kept/.ws-tmp-f.txt-99999999-dead0');
+  writeFileSync(join(root, 'kept/.ws-tmp-f.txt-99999999-dead0'), 'half');
   writeFileSync(join(root, '.gitignore'), 'data.log\n');
   const live = `top0/.ws-tmp-f.txt-${sleeper.pid}-livewrite`;
   writeFileSync(join(root, live), 'being written');
