@@ -102,17 +102,18 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     await walking.catch(() => undefined); // the walk ends before the failure is told
     throw err;
   }
-  // Each stored path's place in the scan; `met` marks those a walked file accounted for.
-  const at = new Map<string, number>();
-  for (let i = 0; i < scanned.length; i++) at.set(scanned[i].path, i);
-  const met = new Uint8Array(scanned.length);
   const walk = await walking;
+  // Each walked file's stored records, and `met` marking the stored paths a walked file
+  // accounted for: side by side where both come in path order (a walk does, and a store
+  // may), else by a map of the scan.
+  const met = new Uint8Array(scanned.length);
+  const placeOf = storedPlaces(scanned, walk.files);
   const toRead: { path: string; meta: FileMeta; evidence: Evidence | null }[] = [];
   const unchanged = byCount ? { files: [] as { path: string; meta: FileMeta }[], stored: [] as StoredPath[], scan: scanned } : undefined;
   const total = walk.files.length;
   for (const file of walk.files) {
     if (!inDirectory(file.path, dir)) continue;
-    const i = at.get(file.path);
+    const i = placeOf(file.path);
     const s = i === undefined ? undefined : scanned[i];
     if (i !== undefined) met[i] = 1;
     if (unchanged !== undefined && s !== undefined && !ctx.inFlight.has(file.path) && unchangedFile(file.meta, s)) {
@@ -166,6 +167,30 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     blobsPut: blobs.put,
     ...(unchanged !== undefined ? { unchanged } : {}),
   };
+}
+
+/** Paths that ascend in plain string order, each unlike the one before. */
+function ascending(items: readonly { readonly path: string }[]): boolean {
+  for (let i = 1; i < items.length; i++) if (!(items[i - 1].path < items[i].path)) return false;
+  return true;
+}
+
+/**
+ * Where each walked path stands in the scan (asked in the walk's order), or undefined
+ * where the store holds nothing for it: by walking the two side by side where both
+ * ascend, else by a map of the scan.
+ */
+function storedPlaces(scanned: readonly StoredPath[], files: readonly { readonly path: string }[]): (path: string) => number | undefined {
+  if (ascending(scanned) && ascending(files)) {
+    let j = 0;
+    return (path) => {
+      while (j < scanned.length && scanned[j].path < path) j++;
+      return j < scanned.length && scanned[j].path === path ? j : undefined;
+    };
+  }
+  const at = new Map<string, number>();
+  for (let i = 0; i < scanned.length; i++) at.set(scanned[i].path, i);
+  return (path) => at.get(path);
 }
 
 /** How many file reads a walk's pass keeps in flight (disk latency, not CPU, bounds a first sync). */
