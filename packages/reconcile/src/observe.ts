@@ -6,7 +6,7 @@
  */
 import { type MountContext, type Scope, type Work, inDirectory, parentOf, yielder } from './context.ts';
 import type { DiskView } from './disk-view.ts';
-import type { Evidence, FileMeta } from './ports.ts';
+import type { Evidence, FileMeta, StoredPath } from './ports.ts';
 import { unverifiedReason } from './wording.ts';
 
 /** What a gather found. */
@@ -23,10 +23,54 @@ export type Gathered =
       readonly rootIdentity: string;
       /** Blobs were stored while observing: records that reference them wait for a barrier. */
       readonly blobsPut: boolean;
+      /**
+       * Where the caller asked for unchanged paths by count: the walked files the store's
+       * records showed unchanged when gathered (see {@link unchangedFile}), with those
+       * records, side by side — no view was made for them. Settling checks each against
+       * the records as they are then; one that no longer is unchanged gets its view there.
+       */
+      readonly unchanged?: Unchanged;
     };
 
-/** Observes every path of `scope` on disk, for `branch`'s records. */
-export async function gather(ctx: MountContext, branch: string, scope: Scope, acceptNewRoot: boolean, work: Work = {}): Promise<Gathered> {
+/** Walked files found unchanged, and the records that showed it (index for index). */
+export interface Unchanged {
+  readonly files: readonly { readonly path: string; readonly meta: FileMeta }[];
+  readonly stored: readonly StoredPath[];
+  /** The scan the records came from (a store serving the same scan again has had nothing written). */
+  readonly scan: readonly StoredPath[];
+}
+
+/**
+ * A walked file nothing has moved for: its stat's fingerprint is the evidence's (so the
+ * bytes are the evidence's text, by the racy-clean rule a fingerprint keeps), the tree
+ * holds that text with the same size and mode, and no mark or pending effect is recorded.
+ * Deciding it would say `synced` and record nothing (decide's `agree`, the common case),
+ * so a caller counting unchanged paths needs no view, decision or report for it.
+ */
+export function unchangedFile(meta: FileMeta, s: StoredPath): boolean {
+  const p = s.evidence;
+  const t = s.tree;
+  return (
+    p !== null &&
+    p.kind === 'text' &&
+    p.fingerprint !== null &&
+    p.fingerprint === meta.fingerprint &&
+    p.size === meta.size &&
+    p.mode === meta.mode &&
+    t !== null &&
+    t.hash === p.hash &&
+    t.size === meta.size &&
+    (meta.mode === null || t.mode === meta.mode) &&
+    s.mark === null &&
+    s.pending === null
+  );
+}
+
+/**
+ * Observes every path of `scope` on disk, for `branch`'s records. `byCount`: leave the
+ * unchanged files of a directory's walk out of the views (see {@link Unchanged}).
+ */
+export async function gather(ctx: MountContext, branch: string, scope: Scope, acceptNewRoot: boolean, work: Work = {}, byCount = false): Promise<Gathered> {
   const root = await ctx.disk.locateRoot();
   if (root.kind === 'unavailable') return { kind: 'root-problem', reason: unverifiedReason.rootUnavailable(root.reason) };
   const agreed = ctx.store.rootIdentity(ctx.mount);
@@ -50,19 +94,34 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
   const dir = scope.path;
   // The store is read while disk is walked (a walk may go on off this thread).
   const walking = ctx.disk.walk(dir);
-  const evidence = new Map<string, Evidence | null>();
+  let scanned: StoredPath[];
   try {
-    for (const stored of ctx.store.scan(branch, ctx.mount, dir)) evidence.set(stored.path, stored.evidence);
+    const scan = ctx.store.scan(branch, ctx.mount, dir);
+    scanned = Array.isArray(scan) ? (scan as StoredPath[]) : [...scan];
   } catch (err) {
     await walking.catch(() => undefined); // the walk ends before the failure is told
     throw err;
   }
   const walk = await walking;
+  // Each walked file's stored records, and `met` marking the stored paths a walked file
+  // accounted for: side by side where both come in path order (a walk does, and a store
+  // may), else by a map of the scan.
+  const met = new Uint8Array(scanned.length);
+  const placeOf = storedPlaces(scanned, walk.files);
   const toRead: { path: string; meta: FileMeta; evidence: Evidence | null }[] = [];
+  const unchanged = byCount ? { files: [] as { path: string; meta: FileMeta }[], stored: [] as StoredPath[], scan: scanned } : undefined;
   const total = walk.files.length;
   for (const file of walk.files) {
     if (!inDirectory(file.path, dir)) continue;
-    const p = evidence.get(file.path) ?? null;
+    const i = placeOf(file.path);
+    const s = i === undefined ? undefined : scanned[i];
+    if (i !== undefined) met[i] = 1;
+    if (unchanged !== undefined && s !== undefined && !ctx.inFlight.has(file.path) && unchangedFile(file.meta, s)) {
+      unchanged.files.push(file);
+      unchanged.stored.push(s);
+      continue;
+    }
+    const p = s?.evidence ?? null;
     const known = vouched(file.meta, p);
     if (known !== null) views.set(file.path, known);
     else toRead.push({ path: file.path, meta: file.meta, evidence: p });
@@ -83,7 +142,9 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     passedOverPaths.add(entry.path);
   }
   const unreadable = new Map(walk.unreadable.map((u) => [u.path, u.reason] as const));
-  for (const [path, p] of evidence) {
+  for (let i = 0; i < scanned.length; i++) {
+    if (met[i] === 1) continue;
+    const { path, evidence: p } = scanned[i];
     if (views.has(path)) continue;
     const region = nearest(path, (q) => unreadable.has(q));
     if (region !== null) {
@@ -104,7 +165,32 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     incomplete: walk.incomplete,
     rootIdentity: root.identity,
     blobsPut: blobs.put,
+    ...(unchanged !== undefined ? { unchanged } : {}),
   };
+}
+
+/** Paths that ascend in plain string order, each unlike the one before. */
+function ascending(items: readonly { readonly path: string }[]): boolean {
+  for (let i = 1; i < items.length; i++) if (!(items[i - 1].path < items[i].path)) return false;
+  return true;
+}
+
+/**
+ * Where each walked path stands in the scan (asked in the walk's order), or undefined
+ * where the store holds nothing for it: by walking the two side by side where both
+ * ascend, else by a map of the scan.
+ */
+function storedPlaces(scanned: readonly StoredPath[], files: readonly { readonly path: string }[]): (path: string) => number | undefined {
+  if (ascending(scanned) && ascending(files)) {
+    let j = 0;
+    return (path) => {
+      while (j < scanned.length && scanned[j].path < path) j++;
+      return j < scanned.length && scanned[j].path === path ? j : undefined;
+    };
+  }
+  const at = new Map<string, number>();
+  for (let i = 0; i < scanned.length; i++) at.set(scanned[i].path, i);
+  return (path) => at.get(path);
 }
 
 /** How many file reads a walk's pass keeps in flight (disk latency, not CPU, bounds a first sync). */
@@ -176,7 +262,7 @@ async function observeFile(
 }
 
 /** D without reading, where the evidence's fingerprint vouches for the bytes; else null. */
-function vouched(meta: FileMeta, evidence: Evidence | null): DiskView | null {
+export function vouched(meta: FileMeta, evidence: Evidence | null): DiskView | null {
   if (evidence === null || evidence.kind === 'absent' || evidence.fingerprint === null || evidence.fingerprint !== meta.fingerprint) {
     return null;
   }

@@ -9,7 +9,7 @@ import { FROM_DISK, type RecordChange, recordChanges, recordsDiffer } from './ap
 import { type MountContext, type Scope, type Work } from './context.ts';
 import { type DecideInput, type Standing, type TakeDisk, decide } from './decide.ts';
 import { type DiskView, sameTree } from './disk-view.ts';
-import { gather, type Gathered } from './observe.ts';
+import { gather, type Gathered, type Unchanged, unchangedFile, vouched } from './observe.ts';
 import { resolvePending } from './pending.ts';
 import type { ConflictKind, PathRecords, StoredPath, TreeEntry, VersionCause } from './ports.ts';
 import { type PathReport, pathReport } from './report.ts';
@@ -31,6 +31,13 @@ export interface PassRequest extends Work {
    * after moving the mount): record its identity and compare contents as usual.
    */
   readonly acceptNewRoot?: boolean;
+  /**
+   * Report the paths nothing moved for by count only (a directory's pass): a file whose
+   * fingerprint, tree and evidence agree, with no mark or pending effect, would be decided
+   * `synced` with nothing recorded, so it is counted in `counts.synced` and left out of
+   * `paths` (README, "Passes and pushes"). For callers that report only what changed.
+   */
+  readonly unchangedByCount?: boolean;
 }
 
 /** A pass that decided. */
@@ -38,8 +45,13 @@ export interface PassDone {
   readonly kind: 'done';
   /** The branch it decided for. */
   readonly branch: string;
-  /** Every path in scope, in path order, each in exactly one state. */
+  /**
+   * Every path in scope, in path order, each in exactly one state — but for the unchanged
+   * ones a pass asked for `unchangedByCount` counts in `unchanged` instead.
+   */
   readonly paths: readonly PathReport[];
+  /** How many `synced` paths are counted but not in `paths` (0 unless `unchangedByCount`). */
+  readonly unchanged: number;
   /** What the walk passed over, counted by reason (`{}` for named paths). */
   readonly passedOver: Readonly<Record<string, number>>;
   /** Directories the walk entered (for listings). */
@@ -68,7 +80,7 @@ export type PassResult = PassDone | PassGaveUp;
 export async function runPass(ctx: MountContext, request: PassRequest): Promise<PassResult> {
   for (let gathers = 1; ; gathers++) {
     const branch = ctx.store.selectedBranch();
-    const gathered = await gather(ctx, branch, request.scope, request.acceptNewRoot ?? false, request);
+    const gathered = await gather(ctx, branch, request.scope, request.acceptNewRoot ?? false, request, request.unchangedByCount === true);
     if (request.signal?.aborted) return { kind: 'gave-up', reason: CANCELLED, gathers };
     if (ctx.store.selectedBranch() === branch) return settle(ctx, branch, request, gathered);
     if (gathers > MAX_REGATHERS) return { kind: 'gave-up', reason: BRANCH_KEPT_CHANGING, gathers };
@@ -93,6 +105,7 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
   } else {
     views = gathered.views;
   }
+  const unchanged = gathered.kind === 'observed' && gathered.unchanged !== undefined ? stillUnchanged(ctx, branch, scope, gathered.unchanged, views) : null;
 
   let stored = readAll(ctx, branch, scope, views);
   const settledByEffect = resolveStale(ctx, branch, views, stored);
@@ -132,17 +145,60 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
   recordChanges(ctx, changes, { blobsPut: gathered.kind === 'observed' && gathered.blobsPut, extra: recordRoot });
 
   const counts: Partial<Record<Standing, number>> = {};
-  for (const r of reports) counts[r.state] = (counts[r.state] ?? 0) + 1;
+  // The states in the order a report of every path meets them: the unchanged ones' `synced` where their first path falls.
+  const firstUnchanged = unchanged === null || unchanged.count === 0 ? null : unchanged.first;
+  for (const r of reports) {
+    if (firstUnchanged !== null && counts.synced === undefined && firstUnchanged < r.path) counts.synced = 0;
+    counts[r.state] = (counts[r.state] ?? 0) + 1;
+  }
+  if (firstUnchanged !== null) counts.synced = (counts.synced ?? 0) + (unchanged?.count ?? 0);
   return {
     kind: 'done',
     branch,
     paths: reports,
+    unchanged: unchanged?.count ?? 0,
     passedOver: gathered.kind === 'observed' ? gathered.passedOver : {},
     directories: gathered.kind === 'observed' ? gathered.directories : [],
     incomplete: gathered.kind === 'observed' ? gathered.incomplete : null,
     rootProblem: gathered.kind === 'root-problem' ? gathered.reason : null,
     counts,
   };
+}
+
+/**
+ * How many of the files gathered as unchanged still are, by the records as they are now
+ * (the first of them in path order, for the counts' order). One that no longer is — a
+ * record written meanwhile, a push under way — gets the view its gather-time evidence
+ * vouched for, and is decided with the rest. Where the store serves the very scan the
+ * gather read, nothing was written since and every one still is.
+ */
+function stillUnchanged(ctx: MountContext, branch: string, scope: Scope, u: Unchanged, views: Map<string, DiskView>): { count: number; first: string } {
+  const n = u.files.length;
+  let first: string | null = null;
+  const unchangedAt = (i: number) => {
+    const path = u.files[i].path;
+    if (first === null || path < first) first = path;
+  };
+  const now = scope.kind === 'directory' ? ctx.store.scan(branch, ctx.mount, scope.path) : null;
+  if (now === u.scan && ctx.inFlight.size === 0) {
+    for (let i = 0; i < n; i++) unchangedAt(i);
+    return { count: n, first: first ?? '' };
+  }
+  const fresh = new Map<string, StoredPath>();
+  if (now !== null) for (const s of now) fresh.set(s.path, s);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const { path, meta } = u.files[i];
+    const s = fresh.get(path);
+    if (s !== undefined && !ctx.inFlight.has(path) && unchangedFile(meta, s)) {
+      count++;
+      unchangedAt(i);
+    } else {
+      // Its D as gathered: the fingerprint vouched for the text then.
+      views.set(path, vouched(meta, u.stored[i].evidence) as DiskView);
+    }
+  }
+  return { count, first: first ?? '' };
 }
 
 /** The views in path order: as gathered where a walk gave them so (the common case), else sorted. */

@@ -19,7 +19,7 @@
  * `WS_SEED=<n>` replays one run; a failure prints its seed, step and the steps before it.
  */
 import { expect } from 'bun:test';
-import { type Hash, PATH_STATES, type PassDone, type PassResult, type PathReport, type PushResult, skipReason } from '../src/index.ts';
+import { type Hash, PATH_STATES, type PassDone, type PassResult, type PathReport, type PushResult, type Scope, skipReason } from '../src/index.ts';
 import { Crash, fakeHash, rng } from './fakes/faults.ts';
 import type { FakeVersion } from './fakes/store.ts';
 import { MOUNT, type ModelStore, type World, type WorldOptions, bytes, text, world } from './fakes/world.ts';
@@ -58,6 +58,7 @@ export function expectFullReach(stats: Run['stats']): void {
   expect(stats.discarded).toBeGreaterThan(20);
   expect(stats.restored).toBeGreaterThan(50);
   expect(stats.syncKept).toBeGreaterThan(20);
+  expect(stats.counted).toBeGreaterThan(50);
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -80,7 +81,7 @@ export class Run<S extends ModelStore = ModelStore> {
   /** What each draft's version in the store's history must read back as: seq → bytes. */
   private readonly versions = new Map<number, Uint8Array>();
   private checkedAtCrashes = 0;
-  readonly stats = { steps: 0, crashes: 0, passes: 0, pushes: 0, written: 0, conflicts: 0, interrupted: 0, gaveUp: 0, adopted: 0, discarded: 0, restored: 0, syncKept: 0 };
+  readonly stats = { steps: 0, crashes: 0, passes: 0, pushes: 0, written: 0, conflicts: 0, interrupted: 0, gaveUp: 0, adopted: 0, discarded: 0, restored: 0, syncKept: 0, counted: 0 };
 
   /** `coarseMs`: a disk that keeps 1 s or 2 s timestamps, where time passes 0–600 ms a step and saves are in place half the time. */
   constructor(
@@ -203,7 +204,8 @@ export class Run<S extends ModelStore = ModelStore> {
     } else if (roll < 0.6) {
       const acceptNewRoot = this.chance(0.3);
       const sync = this.chance(0.3) ? { takeDisk: 'sync' as const } : {};
-      await this.pass({ scope: { kind: 'directory', path: this.pick(['', '', 'src']) }, acceptNewRoot, ...sync });
+      // Half the directory passes count their unchanged paths, as the host's sync and status do.
+      await this.pass({ scope: { kind: 'directory', path: this.pick(['', '', 'src']) }, acceptNewRoot, ...sync, unchangedByCount: this.chance(0.5) });
     } else if (roll < 0.65) {
       await this.pass({ scope: { kind: 'paths', paths: [path] }, takeDisk: 'sync-path' });
     } else if (roll < 0.68) {
@@ -277,6 +279,25 @@ export class Run<S extends ModelStore = ModelStore> {
       if (request.takeDisk === 'discard' && r.disk.kind !== 'unobservable' && r.draft !== null) this.fail(`${r.path}: a discard left a ${r.draft}`);
     }
     this.checkReports(result, true);
+    if (request.unchangedByCount) this.checkCounted(result, scope);
+  }
+
+  /**
+   * A pass by count: every path in scope it did not report but the store holds is one it
+   * counted, and each is synced (disk holds the workspace's text); their number is the count.
+   */
+  private checkCounted(result: PassDone, scope: Scope): void {
+    const reported = new Set(result.paths.map((r) => r.path));
+    let counted = 0;
+    for (const p of PATHS) {
+      if (reported.has(p) || (scope.kind === 'directory' && scope.path !== '' && p !== scope.path && !p.startsWith(`${scope.path}/`))) continue;
+      const held = this.w.workspace(p, result.branch);
+      if (held === null) continue;
+      if (held !== text(this.w.disk.bytesAt(p))) this.fail(`${p}: counted as unchanged, but disk holds ${text(this.w.disk.bytesAt(p))} and the workspace ${held}`);
+      counted++;
+    }
+    if (counted !== result.unchanged) this.fail(`the pass counted ${result.unchanged} unchanged paths, the store holds ${counted} it did not report`);
+    this.stats.counted += counted;
   }
 
   /** Expects the newest version of `path` in the store's history to read back as `expected` (a draft just recorded). */

@@ -50,23 +50,32 @@ let issued = 0;
 /** A Worker's racy suffixes carry its thread, so two threads' counters never make the same one. */
 const thread = threadId === 0 ? '' : `w${threadId}`;
 
-function timeOf(sec: number, nsec: number, coarseMs: number | null): { ms: number; text: string } {
-  const ms = sec * 1000 + nsec / 1e6;
-  if (coarseMs === null) return { ms, text: `${sec}.${nsec}` };
-  const cut = Math.floor(ms / coarseMs) * coarseMs;
-  return { ms: cut, text: String(cut) };
+/** A time as a coarse file system keeps it: truncated to `coarseMs`. */
+function coarseTime(sec: number, nsec: number, coarseMs: number): number {
+  return Math.floor((sec * 1000 + nsec / 1e6) / coarseMs) * coarseMs;
 }
 
 /** A stat's metadata, its fingerprint marked racy where it cannot vouch for the bytes. */
 export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
-  const m = timeOf(st.mtimeSec, st.mtimeNsec, time.coarseMs);
-  const c = timeOf(st.ctimeSec, st.ctimeNsec, time.coarseMs);
-  const base = `${st.ino}:${st.size}:${m.text}:${c.text}`;
-  const racy = time.now() - Math.max(m.ms, c.ms) < time.granularityMs + CLOCK_SLACK_MS;
+  // Called for every file of a walk: numbers and one string, no objects on the way.
+  const coarseMs = time.coarseMs;
+  let mtimeMs: number;
+  let ctimeMs: number;
+  let base: string;
+  if (coarseMs === null) {
+    mtimeMs = st.mtimeSec * 1000 + st.mtimeNsec / 1e6;
+    ctimeMs = st.ctimeSec * 1000 + st.ctimeNsec / 1e6;
+    base = `${st.ino}:${st.size}:${st.mtimeSec}.${st.mtimeNsec}:${st.ctimeSec}.${st.ctimeNsec}`;
+  } else {
+    mtimeMs = coarseTime(st.mtimeSec, st.mtimeNsec, coarseMs);
+    ctimeMs = coarseTime(st.ctimeSec, st.ctimeNsec, coarseMs);
+    base = `${st.ino}:${st.size}:${mtimeMs}:${ctimeMs}`;
+  }
+  const racy = time.now() - (mtimeMs > ctimeMs ? mtimeMs : ctimeMs) < time.granularityMs + CLOCK_SLACK_MS;
   return {
     size: st.size,
-    mtimeMs: m.ms,
-    ctimeMs: c.ms,
+    mtimeMs,
+    ctimeMs,
     mode: st.mode,
     fingerprint: racy ? `${base}~${Date.now().toString(36)}.${process.pid}${thread}.${++issued}` : base,
   };

@@ -221,13 +221,15 @@ function bind(): Libc | null {
       if (n < 0) throw sysError(errno(), 'scandir', String(fd));
       if (n === 0) return out;
       // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), then the name and a NUL.
+      // The whole buffer as Latin-1 in one native call, each name a slice of it: a name with
+      // any byte past ASCII is UTF-8, decoded again from its bytes.
+      const all = dentsBuffer.toString('latin1', 0, n);
       for (let off = 0; off < n; ) {
         const reclen = dents[off + 16] | (dents[off + 17] << 8);
         const start = off + 19;
-        const end = dents.indexOf(0, start);
+        const end = all.indexOf('\u0000', start);
         off += reclen;
-        // Bytes as Latin-1 first (one native call each, no loop over the bytes here): a name with any byte past ASCII is UTF-8.
-        const bytes = dentsBuffer.toString('latin1', start, end);
+        const bytes = all.slice(start, end);
         const name = NOT_ASCII.test(bytes) ? utf8.decode(dents.subarray(start, end)) : bytes;
         if (name === '.' || name === '..') continue;
         out.push({ name, type: DT[dents[start - 1]] ?? 'unknown' });

@@ -118,6 +118,12 @@ function storedPath(path: string, row: RecordsRow): StoredPath {
   };
 }
 
+/** Rows whose paths (first) ascend in JavaScript's string order, each unlike the one before. */
+function inJsOrder(rows: readonly (readonly [string, ...unknown[]])[]): boolean {
+  for (let i = 1; i < rows.length; i++) if (!(rows[i - 1][0] < rows[i][0])) return false;
+  return true;
+}
+
 /** A history row as SQLite gives it. */
 interface HistoryRow {
   readonly seq: number;
@@ -197,9 +203,10 @@ export class SqliteStore implements Store {
         (SELECT record FROM pending WHERE mount = ?2 AND path = ?3) AS pending`),
       // A directory's records, one range scan per table (merged by path in JS: cheaper
       // than a UNION and four joins). `?3` is the directory; '' means the whole mount.
-      scanTree: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER}`),
+      // Tree and evidence come in path order (their primary keys' order: no sort).
+      scanTree: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER} ORDER BY path`),
       scanMarks: prepare(`SELECT path, record FROM marks WHERE branch = ?1 AND mount = ?2 AND ${UNDER}`),
-      scanEvidence: prepare(`SELECT path, record FROM evidence WHERE mount = ?2 AND ${UNDER}`),
+      scanEvidence: prepare(`SELECT path, record FROM evidence WHERE mount = ?2 AND ${UNDER} ORDER BY path`),
       scanPending: prepare(`SELECT path, record FROM pending WHERE mount = ?2 AND ${UNDER}`),
       dataVersion: prepare('PRAGMA data_version'),
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
@@ -370,32 +377,56 @@ export class SqliteStore implements Store {
     const key = `${branch}\u0000${mount}\u0000${dir}`;
     const cached = this.scanCache;
     if (cached && cached.key === key && cached.writes === this.writes && cached.dataVersion === version) return cached.paths;
-    const rows = new Map<string, { tree: null; entry: TreeEntry | null; mark: string | null; evidence: string | null; pending: string | null }>();
-    const at = (path: string) => {
-      let row = rows.get(path);
-      if (row === undefined) {
-        row = { tree: null, entry: null, mark: null, evidence: null, pending: null };
-        rows.set(path, row);
-      }
-      return row;
-    };
     // Rows as arrays (`values`), not objects: a whole mount's scan makes tens of thousands.
-    for (const [path, hash, size, mode] of this.q.scanTree.values(branch, mount, dir) as [string, string, number, number | null][]) {
-      at(path).entry = { hash, size, mode };
-    }
-    for (const [path, record] of this.q.scanMarks.values(branch, mount, dir) as [string, string][]) at(path).mark = record;
-    for (const [path, record] of this.q.scanEvidence.values(branch, mount, dir) as [string, string][]) at(path).evidence = record;
-    for (const [path, record] of this.q.scanPending.values(branch, mount, dir) as [string, string][]) at(path).pending = record;
+    const tree = this.q.scanTree.values(branch, mount, dir) as [string, string, number, number | null][];
+    const evidence = this.q.scanEvidence.values(branch, mount, dir) as [string, string][];
+    // Marks and pending effects are few: looked up by path, and what is left is added after.
+    const marks = new Map(this.q.scanMarks.values(branch, mount, dir) as [string, string][]);
+    const pending = new Map(this.q.scanPending.values(branch, mount, dir) as [string, string][]);
     const paths: StoredPath[] = [];
-    for (const [path, row] of rows) {
+    const add = (path: string, entry: TreeEntry | null, record: string | null) => {
+      const mark = marks.size === 0 ? undefined : marks.get(path);
+      const effect = pending.size === 0 ? undefined : pending.get(path);
+      if (mark !== undefined) marks.delete(path);
+      if (effect !== undefined) pending.delete(path);
       paths.push({
         path,
-        tree: row.entry,
-        mark: row.mark === null ? null : (JSON.parse(row.mark) as BranchMark),
-        evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as Evidence),
-        pending: row.pending === null ? null : (JSON.parse(row.pending) as PendingEffect),
+        tree: entry,
+        mark: mark === undefined ? null : (JSON.parse(mark) as BranchMark),
+        evidence: record === null ? null : (JSON.parse(record) as Evidence),
+        pending: effect === undefined ? null : (JSON.parse(effect) as PendingEffect),
       });
+    };
+    if (inJsOrder(tree) && inJsOrder(evidence)) {
+      // Both in the same order: merged side by side, with no map of every path.
+      let i = 0;
+      let j = 0;
+      while (i < tree.length || j < evidence.length) {
+        const t = i < tree.length ? tree[i] : undefined;
+        const e = j < evidence.length ? evidence[j] : undefined;
+        if (t !== undefined && (e === undefined || t[0] < e[0])) {
+          add(t[0], { hash: t[1], size: t[2], mode: t[3] }, null);
+          i++;
+        } else if (e !== undefined && (t === undefined || e[0] < t[0])) {
+          add(e[0], null, e[1]);
+          j++;
+        } else if (t !== undefined && e !== undefined) {
+          add(t[0], { hash: t[1], size: t[2], mode: t[3] }, e[1]);
+          i++;
+          j++;
+        }
+      }
+    } else {
+      // SQLite orders by UTF-8 bytes, JavaScript by UTF-16 units: they differ past U+FFFF. By map then.
+      const records = new Map(evidence);
+      for (const [path, hash, size, mode] of tree) {
+        const record = records.get(path);
+        if (record !== undefined) records.delete(path);
+        add(path, { hash, size, mode }, record ?? null);
+      }
+      for (const [path, record] of records) add(path, null, record);
     }
+    for (const path of [...new Set([...marks.keys(), ...pending.keys()])]) add(path, null, null);
     this.scanCache = { key, writes: this.writes, dataVersion: version, paths };
     return paths;
   }

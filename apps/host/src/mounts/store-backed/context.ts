@@ -23,6 +23,8 @@ export type Containment = { readonly ok: true; readonly abs: string } | { readon
 export interface PassOptions extends ReconcileWork {
   readonly takeDisk?: TakeDisk;
   readonly acceptNewRoot?: boolean;
+  /** Unchanged paths by count only (`@ws/reconcile`'s `PassRequest.unchangedByCount`). */
+  readonly unchangedByCount?: boolean;
 }
 
 /** A tool call's work (signal, progress) as `@ws/reconcile` takes it. */

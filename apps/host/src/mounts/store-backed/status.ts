@@ -21,7 +21,7 @@ export async function mountStatus(ctx: StoreMountContext): Promise<Report> {
     autoMaterialize: config.autoMaterialize,
     watch: config.watch,
   };
-  const result: PassResult | undefined = config.watch === 'on-tool-call' ? await ctx.pass({ kind: 'directory', path: '' }) : undefined;
+  const result: PassResult | undefined = config.watch === 'on-tool-call' ? await ctx.pass({ kind: 'directory', path: '' }, { unchangedByCount: true }) : undefined;
   if (result?.kind === 'done') {
     const summary = passSummary(result);
     const drafts = result.paths.filter((r) => r.state === 'workspace-draft').map((r) => r.path);

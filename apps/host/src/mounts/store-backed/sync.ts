@@ -21,7 +21,8 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
   // settle conflicts: that sync gives nothing up.
   const accepting = whole && ctx.memory.acceptingNewRoot;
   const options = accepting ? { acceptNewRoot: true } : { takeDisk: directory ? ('sync' as const) : ('sync-path' as const) };
-  const result = await ctx.pass(scope, { ...options, ...reconcileWork(work) });
+  // The report names only what changed: unchanged paths are counted, not decided one by one.
+  const result = await ctx.pass(scope, { ...options, unchangedByCount: true, ...reconcileWork(work) });
   if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
   const summary = passSummary(result);
   const gaveUp = [];
