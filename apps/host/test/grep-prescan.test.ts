@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type Mount, type Workspace, handleToolCall } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
-import type { Prescanner } from '../src/grep/prescan.ts';
+import type { PrescanAnswer, Prescanner } from '../src/grep/prescan.ts';
 import { type Host, openHost } from '../src/host.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { storeMount } from '../src/mounts/store-backed/mount.ts';
@@ -60,6 +60,13 @@ const PATTERNS: Record<string, unknown>[] = [
   { pattern: 'zzz-not-there' },
 ];
 
+/** Slow at its middle file: the files after it were not looked at. */
+function halved<T>(answer: PrescanAnswer<T | null>): PrescanAnswer<T | null> {
+  if (answer === undefined || !answer.slow) return answer;
+  const half = answer.verdicts.length >> 1;
+  return { slow: true, verdicts: answer.verdicts.map((v, k) => (k > half ? null : v)) };
+}
+
 /** A prescanner that fails as a prescan may: a Worker ended (no answer), a batch said slow, each in turn with answers passed on. */
 function failing(real: Prescanner, every: number): Prescanner {
   let n = 0;
@@ -71,13 +78,8 @@ function failing(real: Prescanner, every: number): Prescanner {
   };
   return {
     parallel: real.parallel,
-    async run(job) {
-      const answer = fail(await real.run(job));
-      // Slow at its middle file: the files after it were not looked at.
-      if (answer === undefined || !answer.slow) return answer;
-      const half = answer.verdicts.length >> 1;
-      return { slow: true, verdicts: answer.verdicts.map((v, k) => (k > half ? null : v)) };
-    },
+    run: async (job) => halved(fail(await real.run(job))),
+    blobs: async (job) => halved(fail(await real.blobs(job))),
     read: async (job) => fail(await real.read(job)),
   };
 }

@@ -197,7 +197,7 @@ export function grepWorkers(): GrepWorkers {
         if (progress !== undefined) arm(job.stallMs + STALL_GRACE_MS);
         else finish(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true }, slot);
       };
-      arm(job.read === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS);
+      arm(job.read === undefined && job.blobs === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS);
       slot.worker.addEventListener('message', onMessage);
       slot.worker.postMessage({ id, prescan: job }, moved);
     });
@@ -215,6 +215,16 @@ export function grepWorkers(): GrepWorkers {
       const together = packedTogether(job);
       const moved = [...new Set(together.items.map((item) => ('bytes' in item ? item.bytes.buffer : item.packed.buffer) as ArrayBuffer))];
       const answer = await batch<WorkerVerdict>(together, moved);
+      if (answer === undefined) return undefined;
+      const verdicts = answer.verdicts.map((v) => {
+        if (v === null || v === 'none') return v;
+        remember(job, v.bytes, v.scan);
+        return v.bytes;
+      });
+      return { verdicts, slow: answer.slow };
+    },
+    async blobs(job) {
+      const answer = await batch<WorkerVerdict>(job, []);
       if (answer === undefined) return undefined;
       const verdicts = answer.verdicts.map((v) => {
         if (v === null || v === 'none') return v;
