@@ -67,9 +67,14 @@ export interface Prescanner {
   readonly parallel: number;
 }
 
-/** The least one file's scan may take in a prescan, and the pace below which a larger one is slow (bytes a millisecond). */
-export const ITEM_MS = 50;
-const SLOWEST_BYTES_PER_MS = 10_000;
+/**
+ * The least one file's scan may take in a prescan, and the pace below which a larger one
+ * is slow (bytes a millisecond): loose enough that a loaded machine (a thread waiting
+ * for a core) seldom makes an ordinary file slow, whose batch's rest the search then
+ * reads and scans itself.
+ */
+export const ITEM_MS = 200;
+const SLOWEST_BYTES_PER_MS = 2_500;
 /** How often a busy Worker tells of its progress. */
 export const PROGRESS_MS = 50;
 /** The longest a Worker may take to read one batch's files before its search starts. */

@@ -12,8 +12,13 @@ import { type Prescanner, type PrescanJob, READ_MS, type ReadVerdict, type Scann
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
 const GRACE_MS = 250;
-/** How long past its `stallMs` a Worker searching ahead may go quiet (it is only ahead of the search: ending it early costs time, not answers). */
-const STALL_GRACE_MS = 150;
+/**
+ * How long past its `stallMs` a Worker searching ahead may go quiet (it is only ahead of
+ * the search: ending it early costs time, not answers — but much time on a loaded
+ * machine, where a thread waits for a core for hundreds of milliseconds: the batch is
+ * then read and searched again on the caller's thread, so this is generous).
+ */
+const STALL_GRACE_MS = 1_000;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
 /** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */

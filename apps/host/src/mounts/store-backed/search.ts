@@ -89,6 +89,12 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   return plan;
 }
 
+/**
+ * How many batches may fail in Workers (a Worker ended, stuck or slow on a loaded
+ * machine) before a search reads and scans the rest itself.
+ */
+const AHEAD_MISSES = 3;
+
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
 interface ReadBatch {
   readonly items: readonly SearchItem[];
@@ -117,7 +123,7 @@ function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => bool
  * and unpacked there) — so only files that may match come back. A blob a Worker did not
  * look at is read here.
  */
-async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: { query: SearchQuery; on: boolean } | undefined): Promise<ReadBatch> {
+async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: { query: SearchQuery; on: boolean; misses: number } | undefined): Promise<ReadBatch> {
   const none = new Set<string>();
   const wanted = wantedOf(items, ruledOut);
   try {
@@ -129,8 +135,9 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
     const blobs = new Map<string, Uint8Array>();
     if (file !== undefined) {
       const answer = await prescanner.blobs(prescanJob(ahead.query, [], largest, undefined, { file, hashes: wanted }));
-      // The Worker could not read the file (or failed, or was ended): this search reads the rest here.
-      if (answer === undefined) ahead.on = false;
+      // The Worker could not read the file (or failed, or was ended): this batch is read
+      // here, and after a few such batches the rest of the search too.
+      if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
       const left: string[] = [];
       wanted.forEach((h, k) => {
         const v = answer?.verdicts[k] ?? null;
@@ -147,10 +154,11 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
       const p = packed.get(h) as { codec: string; bytes: Uint8Array };
       return { codec: p.codec, packed: p.bytes };
     }), largest));
-    // A Worker ended inside a file (or failed): this search takes the rest itself. A batch
+    // A Worker ended inside a file (or failed): this search takes the batch itself (and after
+    // a few such batches, the rest). A batch
     // that stopped at a slow file leaves only its own rest to the search, whose deadline
     // then bounds it; a loaded machine makes a file slow now and then.
-    if (answer === undefined) ahead.on = false;
+    if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
     hashes.forEach((h, k) => {
       const v = answer?.verdicts[k] ?? null;
       if (v === 'none') none.add(h);
@@ -187,7 +195,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   const unindexed = lookup?.unindexed;
   const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
   const sizeOf = (item: SearchItem) => (item.source === 'workspace' && !ruledOut(item.hash) ? item.size + (item.conflict?.size ?? 0) : 0);
-  const ahead = query === undefined ? undefined : { query, on: true };
+  const ahead = query === undefined ? undefined : { query, on: true, misses: 0 };
   const depth = ctx.prescanner === undefined || query === undefined ? 1 : ctx.prescanner.parallel + 1;
   for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead), depth)) {
     for (const item of batch.items) {
