@@ -15,10 +15,11 @@ const GRACE_MS = 250;
 /**
  * How long past its `stallMs` a Worker searching ahead may go quiet (it is only ahead of
  * the search: ending it early costs time, not answers — but much time on a loaded
- * machine, where a thread waits for a core for hundreds of milliseconds: the batch is
- * then read and searched again on the caller's thread, so this is generous).
+ * machine, where a thread may wait for a core for a few hundred milliseconds: the batch
+ * is then read and searched again on the caller's thread; yet a Worker stuck in one
+ * pattern's backtracking must be ended well before the search's deadline).
  */
-const STALL_GRACE_MS = 1_000;
+const STALL_GRACE_MS = 300;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
 /** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
