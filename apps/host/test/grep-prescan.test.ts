@@ -154,3 +154,46 @@ describe('searching ahead changes no answer', () => {
     });
   }
 });
+
+describe('a store-backed search whose Workers fail now and then', () => {
+  let many: Host;
+  beforeAll(async () => {
+    const dir = tempDir('ws-prescan-misses-');
+    // Unlike files, a few hundred to a batch: many batches.
+    const files: Record<string, string> = {};
+    for (let k = 0; k < 1200; k++) files[`d${k % 7}/f${k}.txt`] = `${fileOf(k)}\nfile ${k}\n`;
+    writeFiles(dir, files);
+    many = await openHost(testConfig(dir, [{ name: 'work', path: '.', ignore: [], maxFileSize: MAX_FILE }]), { watch: false });
+  });
+  afterAll(() => many?.close());
+
+  /** The answer with a prescanner whose first `fails` batches fail (a Worker ended, say), and how many batches went to it. */
+  async function withFailures(fails: number, input: Record<string, unknown>): Promise<{ got: unknown; calls: number }> {
+    const sm = many.workspace.mounts[0];
+    const store = many.store;
+    if (store === undefined) throw new Error('no store');
+    let calls = 0;
+    const flaky: Prescanner = {
+      parallel: 1,
+      run: (job) => workers.prescanner.run(job),
+      read: (job) => workers.prescanner.read(job),
+      blobs: async (job) => (++calls <= fails ? undefined : workers.prescanner.blobs(job)),
+    };
+    const mount = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: flaky });
+    const got = await answer({ ...bare(mount), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input);
+    return { got, calls };
+  }
+
+  const input = { pattern: 'file \\d+$', output: 'count' };
+  for (const fails of [1, 2, 3, 5]) {
+    test(`${fails} failed batch(es) first: the same answer, and the Workers used again unless three failed`, async () => {
+      const expected = await answer(many.workspace, input);
+      const all = (await withFailures(0, input)).calls;
+      // Enough batches that a search that stopped using its Workers too soon, or never, would show.
+      expect(all).toBeGreaterThan(5);
+      const { got, calls } = await withFailures(fails, input);
+      expect(got).toEqual(expected);
+      expect(calls).toBe(fails < 3 ? all : 3);
+    });
+  }
+});
