@@ -154,10 +154,10 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
       const p = packed.get(h) as { codec: string; bytes: Uint8Array };
       return { codec: p.codec, packed: p.bytes };
     }), largest));
-    // A Worker ended inside a file (or failed): this search takes the batch itself (and after
-    // a few such batches, the rest). A batch
-    // that stopped at a slow file leaves only its own rest to the search, whose deadline
-    // then bounds it; a loaded machine makes a file slow now and then.
+    // A Worker ended inside a file (or failed): this search takes the batch itself (and,
+    // after a few such batches, the rest). A batch that stopped at a slow file leaves only
+    // its own rest to the search, whose deadline then bounds it; a loaded machine makes a
+    // file slow now and then.
     if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
     hashes.forEach((h, k) => {
       const v = answer?.verdicts[k] ?? null;
