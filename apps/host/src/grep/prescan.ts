@@ -69,13 +69,12 @@ export interface Prescanner {
 
 /**
  * The least one file's scan may take in a prescan, and the pace below which a larger one
- * is slow (bytes a millisecond): loose enough that a loaded machine (a thread waiting
- * for a core) seldom makes an ordinary file slow, whose batch's rest the search then
- * reads and scans itself (the limit also decides how soon a Worker stuck in
- * one pattern's backtracking is ended).
+ * is slow (bytes a millisecond). A slow file leaves only the rest of its batch to the
+ * search; the limit also decides how soon a Worker stuck in one pattern's backtracking
+ * is ended, well inside the search's deadline.
  */
-export const ITEM_MS = 100;
-const SLOWEST_BYTES_PER_MS = 5_000;
+export const ITEM_MS = 50;
+const SLOWEST_BYTES_PER_MS = 10_000;
 /** How often a busy Worker tells of its progress. */
 export const PROGRESS_MS = 50;
 /** The longest a Worker may take to read one batch's files before its search starts. */

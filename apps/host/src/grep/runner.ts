@@ -19,7 +19,7 @@ const GRACE_MS = 250;
  * is then read and searched again on the caller's thread; yet a Worker stuck in one
  * pattern's backtracking must be ended well before the search's deadline).
  */
-const STALL_GRACE_MS = 300;
+const STALL_GRACE_MS = 250;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
 /** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
