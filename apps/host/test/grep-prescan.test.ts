@@ -173,9 +173,10 @@ describe('a store-backed search whose Workers fail now and then', () => {
     const store = many.store;
     if (store === undefined) throw new Error('no store');
     let calls = 0;
+    // A store with a file of its own has its Workers read the blobs (`blobs`); one without (PostgreSQL) sends them (`run`).
     const flaky: Prescanner = {
       parallel: 1,
-      run: (job) => workers.prescanner.run(job),
+      run: async (job) => (++calls <= fails ? undefined : workers.prescanner.run(job)),
       read: (job) => workers.prescanner.read(job),
       blobs: async (job) => (++calls <= fails ? undefined : workers.prescanner.blobs(job)),
     };
@@ -189,10 +190,16 @@ describe('a store-backed search whose Workers fail now and then', () => {
     test(`${fails} failed batch(es) first: the same answer, and the Workers used again unless three failed`, async () => {
       const expected = await answer(many.workspace, input);
       const all = (await withFailures(0, input)).calls;
-      // Enough batches that a search that stopped using its Workers too soon, or never, would show.
-      expect(all).toBeGreaterThan(5);
       const { got, calls } = await withFailures(fails, input);
       expect(got).toEqual(expected);
+      const store = many.store;
+      if (store?.getPackedBlobs === undefined && store?.packedBlobFile?.() === undefined) {
+        // A store whose blobs no Worker can take (PostgreSQL's) is searched in this thread.
+        expect([all, calls]).toEqual([0, 0]);
+        return;
+      }
+      // Enough batches that a search that stopped using its Workers too soon, or never, would show.
+      expect(all).toBeGreaterThan(5);
       expect(calls).toBe(fails < 3 ? all : 3);
     });
   }
