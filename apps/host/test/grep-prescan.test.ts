@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type Mount, type Workspace, handleToolCall } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
-import type { Prescanner } from '../src/grep/prescan.ts';
+import type { PrescanAnswer, Prescanner } from '../src/grep/prescan.ts';
 import { type Host, openHost } from '../src/host.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { storeMount } from '../src/mounts/store-backed/mount.ts';
@@ -60,6 +60,13 @@ const PATTERNS: Record<string, unknown>[] = [
   { pattern: 'zzz-not-there' },
 ];
 
+/** Slow at its middle file: the files after it were not looked at. */
+function halved<T>(answer: PrescanAnswer<T | null>): PrescanAnswer<T | null> {
+  if (answer === undefined || !answer.slow) return answer;
+  const half = answer.verdicts.length >> 1;
+  return { slow: true, verdicts: answer.verdicts.map((v, k) => (k > half ? null : v)) };
+}
+
 /** A prescanner that fails as a prescan may: a Worker ended (no answer), a batch said slow, each in turn with answers passed on. */
 function failing(real: Prescanner, every: number): Prescanner {
   let n = 0;
@@ -71,13 +78,8 @@ function failing(real: Prescanner, every: number): Prescanner {
   };
   return {
     parallel: real.parallel,
-    async run(job) {
-      const answer = fail(await real.run(job));
-      // Slow at its middle file: the files after it were not looked at.
-      if (answer === undefined || !answer.slow) return answer;
-      const half = answer.verdicts.length >> 1;
-      return { slow: true, verdicts: answer.verdicts.map((v, k) => (k > half ? null : v)) };
-    },
+    run: async (job) => halved(fail(await real.run(job))),
+    blobs: async (job) => halved(fail(await real.blobs(job))),
     read: async (job) => fail(await real.read(job)),
   };
 }
@@ -149,6 +151,56 @@ describe('searching ahead changes no answer', () => {
         const shaky = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: failing(workers.prescanner, every) });
         expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input)).toEqual(expected);
       }
+    });
+  }
+});
+
+describe('a store-backed search whose Workers fail now and then', () => {
+  let many: Host;
+  beforeAll(async () => {
+    const dir = tempDir('ws-prescan-misses-');
+    // Unlike files, a few hundred to a batch: many batches.
+    const files: Record<string, string> = {};
+    for (let k = 0; k < 1200; k++) files[`d${k % 7}/f${k}.txt`] = `${fileOf(k)}\nfile ${k}\n`;
+    writeFiles(dir, files);
+    many = await openHost(testConfig(dir, [{ name: 'work', path: '.', ignore: [], maxFileSize: MAX_FILE }]), { watch: false });
+  });
+  afterAll(() => many?.close());
+
+  /** The answer with a prescanner whose first `fails` batches fail (a Worker ended, say), and how many batches went to it. */
+  async function withFailures(fails: number, input: Record<string, unknown>): Promise<{ got: unknown; calls: number }> {
+    const sm = many.workspace.mounts[0];
+    const store = many.store;
+    if (store === undefined) throw new Error('no store');
+    let calls = 0;
+    // A store with a file of its own has its Workers read the blobs (`blobs`); one without (PostgreSQL) sends them (`run`).
+    const flaky: Prescanner = {
+      parallel: 1,
+      run: async (job) => (++calls <= fails ? undefined : workers.prescanner.run(job)),
+      read: (job) => workers.prescanner.read(job),
+      blobs: async (job) => (++calls <= fails ? undefined : workers.prescanner.blobs(job)),
+    };
+    const mount = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: flaky });
+    const got = await answer({ ...bare(mount), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input);
+    return { got, calls };
+  }
+
+  const input = { pattern: 'file \\d+$', output: 'count' };
+  for (const fails of [1, 2, 3, 5]) {
+    test(`${fails} failed batch(es) first: the same answer, and the Workers used again unless three failed`, async () => {
+      const expected = await answer(many.workspace, input);
+      const all = (await withFailures(0, input)).calls;
+      const { got, calls } = await withFailures(fails, input);
+      expect(got).toEqual(expected);
+      const store = many.store;
+      if (store?.getPackedBlobs === undefined && store?.packedBlobFile?.() === undefined) {
+        // A store whose blobs no Worker can take (PostgreSQL's) is searched in this thread.
+        expect([all, calls]).toEqual([0, 0]);
+        return;
+      }
+      // Enough batches that a search that stopped using its Workers too soon, or never, would show.
+      expect(all).toBeGreaterThan(5);
+      expect(calls).toBe(fails < 3 ? all : 3);
     });
   }
 });

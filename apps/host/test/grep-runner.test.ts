@@ -45,3 +45,34 @@ test('batches searched ahead together run on Workers of their own, one a core at
     pool.close();
   }
 });
+
+test("a batch of blobs is read in the Worker from the store's file: each hash answered, one the file lacks left to the caller, a file it can't open failing the batch", async () => {
+  const { openStore } = await import('../src/store/open-store.ts');
+  const { tempDir } = await import('./fixtures.ts');
+  const { join } = await import('node:path');
+  const dir = tempDir('ws-blob-file-');
+  const store = await openStore(join(dir, 'store.sqlite'));
+  try {
+    const texts = ['a\nx\n', 'nothing here\n'.repeat(500), 'no\nmatch\n', `${'y'.repeat(3000)}\nx\n`];
+    const hashes = texts.map((t) => new Bun.CryptoHasher('sha256').update(t).digest('hex'));
+    texts.forEach((t, k) => store.putBlob(hashes[k], enc.encode(t)));
+    store.barrier();
+    // One more, written but not yet committed: only this connection sees it.
+    const unwritten = new Bun.CryptoHasher('sha256').update('x\n').digest('hex');
+    store.putBlob(unwritten, enc.encode('x\n'));
+    const file = store.packedBlobFile();
+    expect(file).toBe(join(dir, 'store.sqlite'));
+    const missing = 'f'.repeat(64);
+    const job = (f: string) => ({ pattern: 'x', options, items: [], itemMs: 5000, stallMs: 5000, blobs: { file: f, hashes: [hashes[0], missing, hashes[1], unwritten, hashes[2], hashes[3]] } });
+    const answer = await workers.prescanner.blobs(job(file as string));
+    const shown = answer?.verdicts.map((v) => (v === null || v === 'none' ? v : new TextDecoder().decode(v)));
+    expect(shown).toEqual([texts[0], null, 'none', null, 'none', texts[3]]);
+    // The scan made there answers the search's job for those very bytes.
+    const bytes = answer?.verdicts[5] as Uint8Array;
+    const r = await workers.runner({ pattern: 'x', options, bytes, lineEnds: false, timeLimitMs: 5000 });
+    expect([...r.hits]).toEqual([2]);
+    expect(await workers.prescanner.blobs(job(join(dir, 'no-such-store.sqlite')))).toBeUndefined();
+  } finally {
+    store.close();
+  }
+});

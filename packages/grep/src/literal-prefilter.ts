@@ -26,6 +26,14 @@ export interface LiteralPrefilter {
    * line (not `multiline`), where it is a finer test than {@link mayMatch}.
    */
   mayMatchLine(bytes: Uint8Array): boolean;
+  /**
+   * Each line of the bytes that holds every run, in order and apart (the lines
+   * {@link mayMatchLine} looks for), told to `visit` as its start and end (the end at its
+   * line feed, or the bytes' end), until `visit` answers true: `'stopped'` then, `'done'`
+   * where no line is left, `'unsure'` where looking on costs more than reading the bytes
+   * whole would (lines may be left untold).
+   */
+  linesHolding(bytes: Uint8Array, visit: (start: number, end: number) => boolean): 'stopped' | 'done' | 'unsure';
 }
 
 /**
@@ -215,6 +223,9 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
     runs,
     mayMatch,
     mayMatchLine(bytes) {
+      return this.linesHolding(bytes, () => true) !== 'done';
+    },
+    linesHolding(bytes, visit) {
       // Past this many false starts (lines read in vain among them), decoding costs less
       // than looking on: let the file through. Each line is read a few times at most.
       let budget = 64 + (bytes.length >> 4);
@@ -228,8 +239,8 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
       let from = 0;
       for (;;) {
         const at = findRun(p, pivotSeen, bytes, from, bytes.length, spend);
-        if (out) return true;
-        if (at === -1) return false;
+        if (out) return 'unsure';
+        if (at === -1) return 'done';
         const lineStart = at === 0 ? 0 : bytes.lastIndexOf(10, at - 1) + 1;
         const lf = bytes.indexOf(10, at);
         const lineEnd = lf === -1 ? bytes.length : lf;
@@ -241,11 +252,12 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
           if (found === -1 || out) break;
           cursor = found + compiled[k].length;
         }
-        if (out || k === compiled.length) return true;
+        if (out) return 'unsure';
+        if (k === compiled.length && visit(lineStart, lineEnd)) return 'stopped';
         // A line read in vain counts as a false start too.
         spend();
-        if (out) return true;
-        if (lf === -1) return false;
+        if (out) return 'unsure';
+        if (lf === -1) return 'done';
         from = lf + 1;
       }
     },

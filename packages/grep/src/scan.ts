@@ -90,7 +90,7 @@ function lineEnd(s: string, start: number, lf: number): number {
 }
 
 /** Tests one line, timing JavaScript's engine so that giving up is told apart from no match. */
-function testLine(matcher: Matcher, text: string, clock: ScanClock): boolean | 'gave-up' {
+export function testLine(matcher: Matcher, text: string, clock: ScanClock): boolean | 'gave-up' {
   if (matcher.engine === 're2') return firstMatchIn(matcher, text) !== -1;
   const t0 = clock.now();
   if (matcher.line.test(text)) return true;

@@ -82,4 +82,15 @@ describe('scanAhead', () => {
     expect(kind('(?<=a)\\d', enc.encode('aaa\n'.repeat(200)), 5, () => (t += 10))).toBe('unsure');
     expect(kind('(?<=a)\\d', enc.encode('aaa\n'.repeat(200)))).toBe('none');
   });
+
+  test('a line holding every required run is tested as the scan shows it: its BOM and its CRLF end left out', () => {
+    const kind = (p: string, text: string) => scanAhead(p, plain, enc.encode(text), 10_000).kind;
+    // Both runs on one line but no match there (\w+ needs a character): no line matches.
+    expect(kind('function\\s+\\w+Error', 'function Error\nfunction x\nan Error\n')).toBe('none');
+    expect(kind('function\\s+\\w+Error', 'function Error\nfunction xError\n')).toBe('scanned');
+    expect(kind('Error$', 'an Error\r\n')).toBe('scanned');
+    expect(kind('Error$', 'an Error\r\r\n')).toBe('none');
+    expect(kind('^Error', '\uFEFFError here\n')).toBe('scanned');
+    expect(kind('^Error', 'x\n\uFEFFError here\n')).toBe('none');
+  });
 });

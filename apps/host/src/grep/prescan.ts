@@ -22,6 +22,8 @@ export interface PrescanJob {
   readonly items: readonly PrescanItem[];
   /** Files to read first, through the mount's disk (`diskReader`), as its `readMany` reads them; `items` is then empty. */
   readonly read?: { readonly spec: ReaderSpec; readonly paths: readonly string[]; readonly maxBytes: number };
+  /** Blobs to read first, by hash, from the store's file (`blob-file.ts`); `items` is then empty. */
+  readonly blobs?: { readonly file: string; readonly hashes: readonly string[] };
   /** The least one file's scan may take before it is left to the search (`itemLimitMs` gives more to a large file). */
   readonly itemMs: number;
   /** How long the Worker may go without a word (it tells of its progress now and then) before it is taken to be stuck, and ended. */
@@ -59,11 +61,18 @@ export interface Prescanner {
   run(job: PrescanJob): Promise<PrescanAnswer<PrescanVerdict>>;
   /** One batch of paths, read in the Worker. */
   read(job: PrescanJob): Promise<PrescanAnswer<ReadVerdict>>;
+  /** One batch of blobs, read from the store's file in the Worker: a verdict per hash of `job.blobs` (null: not found there, or not looked at). */
+  blobs(job: PrescanJob): Promise<PrescanAnswer<PrescanVerdict>>;
   /** How many batches are worth having in flight at once (the cores). */
   readonly parallel: number;
 }
 
-/** The least one file's scan may take in a prescan, and the pace below which a larger one is slow (bytes a millisecond). */
+/**
+ * The least one file's scan may take in a prescan, and the pace below which a larger one
+ * is slow (bytes a millisecond). A slow file leaves only the rest of its batch to the
+ * search; the limit also decides how soon a Worker stuck in one pattern's backtracking
+ * is ended, well inside the search's deadline.
+ */
 export const ITEM_MS = 50;
 const SLOWEST_BYTES_PER_MS = 10_000;
 /** How often a busy Worker tells of its progress. */
@@ -80,10 +89,10 @@ export function itemLimitMs(itemMs: number, size: number): number {
 }
 
 /** The job for `items` under `query`; `largest`: the size of its largest file. */
-export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], largest: number, read?: PrescanJob['read']): PrescanJob {
+export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], largest: number, read?: PrescanJob['read'], blobs?: PrescanJob['blobs']): PrescanJob {
   const { pattern, caseInsensitive, fixedStrings, multiline } = query;
   const stallMs = itemLimitMs(ITEM_MS, largest) + PROGRESS_MS;
-  return { pattern, options: { caseInsensitive, fixedStrings, multiline }, items, itemMs: ITEM_MS, stallMs, ...(read ? { read } : {}) };
+  return { pattern, options: { caseInsensitive, fixedStrings, multiline }, items, itemMs: ITEM_MS, stallMs, ...(read ? { read } : {}), ...(blobs ? { blobs } : {}) };
 }
 
 /**

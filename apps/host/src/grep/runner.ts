@@ -12,8 +12,14 @@ import { type Prescanner, type PrescanJob, READ_MS, type ReadVerdict, type Scann
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
 const GRACE_MS = 250;
-/** How long past its `stallMs` a Worker searching ahead may go quiet (it is only ahead of the search: ending it early costs time, not answers). */
-const STALL_GRACE_MS = 150;
+/**
+ * How long past its `stallMs` a Worker searching ahead may go quiet (it is only ahead of
+ * the search: ending it early costs time, not answers — but much time on a loaded
+ * machine, where a thread may wait for a core for a few hundred milliseconds: the batch
+ * is then read and searched again on the caller's thread; yet a Worker stuck in one
+ * pattern's backtracking must be ended well before the search's deadline).
+ */
+const STALL_GRACE_MS = 250;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
 /** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
@@ -197,7 +203,7 @@ export function grepWorkers(): GrepWorkers {
         if (progress !== undefined) arm(job.stallMs + STALL_GRACE_MS);
         else finish(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true }, slot);
       };
-      arm(job.read === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS);
+      arm(job.read === undefined && job.blobs === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS);
       slot.worker.addEventListener('message', onMessage);
       slot.worker.postMessage({ id, prescan: job }, moved);
     });
@@ -215,6 +221,16 @@ export function grepWorkers(): GrepWorkers {
       const together = packedTogether(job);
       const moved = [...new Set(together.items.map((item) => ('bytes' in item ? item.bytes.buffer : item.packed.buffer) as ArrayBuffer))];
       const answer = await batch<WorkerVerdict>(together, moved);
+      if (answer === undefined) return undefined;
+      const verdicts = answer.verdicts.map((v) => {
+        if (v === null || v === 'none') return v;
+        remember(job, v.bytes, v.scan);
+        return v.bytes;
+      });
+      return { verdicts, slow: answer.slow };
+    },
+    async blobs(job) {
+      const answer = await batch<WorkerVerdict>(job, []);
       if (answer === undefined) return undefined;
       const verdicts = answer.verdicts.map((v) => {
         if (v === null || v === 'none') return v;

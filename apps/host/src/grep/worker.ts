@@ -13,7 +13,8 @@ import { type MatchJob, runMatchJob, scanAhead } from '@ws/grep';
 import { unpackBlob } from '../store/blob-codec.ts';
 import type { Reading } from '@ws/reconcile';
 import { type DiskReader, diskReader } from '../disk/disk-port.ts';
-import { itemLimitMs, PROGRESS_MS, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { readPackedBlobs } from './blob-file.ts';
+import { itemLimitMs, PROGRESS_MS, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 declare const self: Worker;
 
@@ -80,12 +81,39 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
   return { verdicts, moved, slow };
 }
 
+/** A batch of blobs: read from the store's file here, each searched ahead; null for a hash the file lacks. */
+function readBlobsAndPrescan(id: number, job: PrescanJob & { blobs: NonNullable<PrescanJob['blobs']> }): { verdicts: WorkerVerdict[]; moved: ArrayBuffer[]; slow: boolean } {
+  const { file, hashes } = job.blobs;
+  const packed = readPackedBlobs(file, hashes);
+  // Read: the search's time starts now.
+  self.postMessage({ id, progress: 0 });
+  const k: number[] = [];
+  const items: PrescanItem[] = [];
+  hashes.forEach((h, i) => {
+    const p = packed.get(h);
+    if (p === undefined) return;
+    k.push(i);
+    items.push({ codec: p.codec, packed: p.bytes });
+  });
+  const { verdicts: found, moved, slow } = prescan(id, { ...job, items });
+  const verdicts: WorkerVerdict[] = hashes.map(() => null);
+  k.forEach((i, n) => {
+    verdicts[i] = found[n];
+  });
+  return { verdicts, moved, slow };
+}
+
 self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob }>) => {
   const { id, job } = event.data;
   try {
     const batch = event.data.prescan;
     if (batch !== undefined) {
-      const { verdicts, moved, slow } = batch.read === undefined ? prescan(id, batch) : await readAndPrescan(id, { ...batch, read: batch.read });
+      const { verdicts, moved, slow } =
+        batch.blobs !== undefined
+          ? readBlobsAndPrescan(id, { ...batch, blobs: batch.blobs })
+          : batch.read === undefined
+            ? prescan(id, batch)
+            : await readAndPrescan(id, { ...batch, read: batch.read });
       self.postMessage({ id, verdicts, slow }, [...new Set(moved)]);
       return;
     }

@@ -467,6 +467,11 @@ export class SqliteStore implements Store {
     }, 'records');
   }
 
+  packedBlobFile(): string | undefined {
+    // A store in memory (or a temporary one) has no file another connection could open.
+    return this.path === '' || this.path === ':memory:' || this.path.startsWith('file:') ? undefined : this.path;
+  }
+
   putBlob(hash: Hash, bytes: Uint8Array): void {
     this.putPacked(hash, bytes.length, () => packBlob(bytes));
   }

@@ -107,6 +107,14 @@ export interface Store extends StorePort {
    */
   getPackedBlobs?(hashes: readonly Hash[]): Map<Hash, { readonly codec: string; readonly bytes: Uint8Array }>;
   /**
+   * The file a search's Workers may open read-only to read packed blobs by hash
+   * themselves (`readPackedBlobs` in `blob-file.ts`), off the caller's thread; undefined
+   * where there is none (a store in memory, or on a server). Optional. A blob a Worker
+   * does not find there (one this connection holds unwritten) is read with
+   * `getPackedBlobs`.
+   */
+  packedBlobFile?(): string | undefined;
+  /**
    * The search index: which blobs may hold every one of `terms` (ASCII strings of at
    * least three characters). A blob neither in `may` nor in `unindexed` holds them not.
    */

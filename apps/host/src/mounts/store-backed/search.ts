@@ -89,6 +89,12 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   return plan;
 }
 
+/**
+ * How many batches may fail in Workers (a Worker ended, stuck or slow on a loaded
+ * machine) before a search reads and scans the rest itself.
+ */
+const AHEAD_MISSES = 3;
+
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
 interface ReadBatch {
   readonly items: readonly SearchItem[];
@@ -112,28 +118,47 @@ function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => bool
 }
 
 /**
- * Reads one batch's blobs; with a query and Workers, packed as the store keeps them and
- * searched ahead there (unpacked there too), so only files that may match come back.
+ * Reads one batch's blobs; with a query and Workers, searched ahead there — read there
+ * too, straight from the store's file, where the store has one (else read here, packed,
+ * and unpacked there) — so only files that may match come back. A blob a Worker did not
+ * look at is read here.
  */
-async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: { query: SearchQuery; on: boolean } | undefined): Promise<ReadBatch> {
+async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: { query: SearchQuery; on: boolean; misses: number } | undefined): Promise<ReadBatch> {
   const none = new Set<string>();
   const wanted = wantedOf(items, ruledOut);
   try {
     if (wanted.length === 0) return { items, blobs: new Map(), none };
     const { store, prescanner } = ctx;
     if (ahead === undefined || !ahead.on || prescanner === undefined || store.getPackedBlobs === undefined) return { items, blobs: store.getBlobs(wanted), none };
+    const largest = items.reduce((n, item) => Math.max(n, item.source === 'workspace' ? Math.max(item.size, item.conflict?.size ?? 0) : 0), 0);
+    const file = store.packedBlobFile?.();
+    const blobs = new Map<string, Uint8Array>();
+    if (file !== undefined) {
+      const answer = await prescanner.blobs(prescanJob(ahead.query, [], largest, undefined, { file, hashes: wanted }));
+      // The Worker could not read the file (or failed, or was ended): this batch is read
+      // here, and after a few such batches the rest of the search too.
+      if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
+      const left: string[] = [];
+      wanted.forEach((h, k) => {
+        const v = answer?.verdicts[k] ?? null;
+        if (v === 'none') none.add(h);
+        else if (v !== null) blobs.set(h, v);
+        else left.push(h);
+      });
+      if (left.length > 0) for (const [h, bytes] of store.getBlobs(left)) blobs.set(h, bytes);
+      return { items, blobs, none };
+    }
     const packed = store.getPackedBlobs(wanted);
     const hashes = [...packed.keys()];
-    const largest = items.reduce((n, item) => Math.max(n, item.source === 'workspace' ? Math.max(item.size, item.conflict?.size ?? 0) : 0), 0);
     const answer = await prescanner.run(prescanJob(ahead.query, hashes.map((h) => {
       const p = packed.get(h) as { codec: string; bytes: Uint8Array };
       return { codec: p.codec, packed: p.bytes };
     }), largest));
-    // A Worker ended inside a file (or failed): this search takes the rest itself. A batch
-    // that stopped at a slow file leaves only its own rest to the search, whose deadline
-    // then bounds it; a loaded machine makes a file slow now and then.
-    if (answer === undefined) ahead.on = false;
-    const blobs = new Map<string, Uint8Array>();
+    // A Worker ended inside a file (or failed): this search takes the batch itself (and,
+    // after a few such batches, the rest). A batch that stopped at a slow file leaves only
+    // its own rest to the search, whose deadline then bounds it; a loaded machine makes a
+    // file slow now and then.
+    if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
     hashes.forEach((h, k) => {
       const v = answer?.verdicts[k] ?? null;
       if (v === 'none') none.add(h);
@@ -166,22 +191,23 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
       if (process.env.WS_DEBUG === '1') console.error(err);
     }
   }
-  // Each hash asked about once (a plan holds tens of thousands).
-  const verdicts = new Map<string, boolean>();
-  const ruledOut = (hash: string) => {
-    if (lookup === undefined) return false;
-    let out = verdicts.get(hash);
-    if (out === undefined) {
-      out = !lookup.may.has(hash) && !lookup.unindexed.has(hash);
-      verdicts.set(hash, out);
-    }
-    return out;
-  };
+  const may = lookup?.may;
+  const unindexed = lookup?.unindexed;
+  const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
   const sizeOf = (item: SearchItem) => (item.source === 'workspace' && !ruledOut(item.hash) ? item.size + (item.conflict?.size ?? 0) : 0);
-  const ahead = query === undefined ? undefined : { query, on: true };
+  const ahead = query === undefined ? undefined : { query, on: true, misses: 0 };
   const depth = ctx.prescanner === undefined || query === undefined ? 1 : ctx.prescanner.parallel + 1;
   for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead), depth)) {
     for (const item of batch.items) {
+      // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
+      if (item.source === 'workspace' && item.conflict === undefined && batch.error === undefined) {
+        if (ruledOut(item.hash) || batch.none.has(item.hash)) yield { path: item.path, noMatch: true, size: item.size };
+        else {
+          const bytes = batch.blobs.get(item.hash);
+          if (bytes !== undefined) yield { path: item.path, bytes };
+        }
+        continue;
+      }
       let found: SearchFile[];
       try {
         if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
