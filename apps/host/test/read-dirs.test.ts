@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Reading } from '@ws/reconcile';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { dec, tempDir } from './fixtures.ts';
+import { dec, seededRandom, tempDir } from './fixtures.ts';
 
 const disk = (root: string) => diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 10_000 });
 const text = (r: Reading) => (r.kind === 'file' && r.bytes !== null ? dec(r.bytes) : r.kind);
@@ -93,4 +93,41 @@ describe('reads through held directories', () => {
     await Bun.sleep(600);
     expect(openFds()).toBeLessThanOrEqual(before);
   });
+
+  test('a path spelled with empty, `.` or `..` parts, or a slash first or last, reads as its plain spelling does, or is refused', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'a/b'), { recursive: true });
+    writeFileSync(join(root, 'a/b/x.txt'), 'deep');
+    writeFileSync(join(root, 'a/y.txt'), 'shallow');
+    writeFileSync(join(root, 'z.txt'), 'top');
+    writeFileSync(join(root, '..z'), 'dots in a name');
+    writeFileSync(join(root, 'a/.hidden'), 'hidden');
+    const d = disk(root);
+    const random = seededRandom(17);
+    const parts = [['a', 'b', 'x.txt'], ['a', 'y.txt'], ['z.txt'], ['..z'], ['a', '.hidden'], ['a', 'b', 'nothing.txt']];
+    const extras = ['', '.', '..'];
+    for (let i = 0; i < 400; i++) {
+      const plain = parts[random(parts.length)];
+      const spelled: string[] = [];
+      let leaves = false;
+      for (const part of plain) {
+        while (random(4) === 0) {
+          const extra = extras[random(extras.length)];
+          if (extra === '..') leaves = true;
+          spelled.push(extra);
+        }
+        spelled.push(part);
+      }
+      let name = spelled.join('/');
+      if (random(4) === 0) name = `${name}/`;
+      if (random(8) === 0) name = `/${name}`;
+      const got = await d.read(name, 1000);
+      if (leaves || name.startsWith('/')) {
+        expect(got.kind, name).toBe('unobservable');
+      } else {
+        expect(text(got), name).toBe(text(await d.read(plain.join('/'), 1000)));
+      }
+    }
+  });
 });
+

@@ -212,10 +212,15 @@ function normal(path: string): string {
     .join('/');
 }
 
+/** A path no check changes: not empty, no `/` first or last, no empty, `.` or `..` part. */
+const PLAIN = /^(?!\.\.?(?:\/|$))[^/]+(?:\/(?!\.\.?(?:\/|$))[^/]+)*$/;
+
 /** `named` checked and spelled as every check and resolution see it, or the sentence refusing it. */
 function checked(disk: Disk, named: string, purpose: Purpose): { ok: true; path: string } | { ok: false; message: string } {
-  if (leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
-  const path = normal(named);
+  // A plain path (what a walk gives: each of a first sync's tens of thousands) needs no respelling.
+  const plain = PLAIN.test(named);
+  if (!plain && leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
+  const path = plain ? named : normal(named);
   if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
   // A NUL would end the name the system sees early, past every check made on the whole.
   if (path.includes('\0')) return { ok: false, message: diskWords.nulInPath(shown(disk, path)) };
@@ -495,9 +500,13 @@ function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, r
     if (where.ok === false) return none({ kind: 'unobservable', reason: where.message });
     const held = where.held === true;
     try {
-      const seen = observeIn(disk, where.dir, where.name);
-      if (seen.kind === 'absent') return none(seen);
-      if (seen.kind === 'unobservable') return none(seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen);
+      // The stat's type alone (the read's own fstat gives the metadata): no fingerprint made here.
+      const type = where.dir.lstat(where.name)?.type;
+      if (type === undefined) return none({ kind: 'absent' });
+      if (type !== 'file') {
+        if (type === 'symlink') return none({ kind: 'unobservable', reason: linkClause(disk) });
+        return none({ kind: 'unobservable', reason: type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(type) });
+      }
       const fd = where.dir.openFile(where.name, 'read');
       try {
         return read(fd);
