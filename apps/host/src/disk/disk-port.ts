@@ -140,7 +140,7 @@ interface Disk {
   readonly time: TimeKeeping;
   /** The bytes recent reads saw, by the racy fingerprint each answered with (see {@link remember}). */
   readonly racyReads: Map<string, Uint8Array>;
-  /** Directories recent reads resolved, by mount-relative path, oldest first (see {@link READ_DIR_MS}). */
+  /** Directories recent reads resolved, by mount-relative path, least recently used first (see {@link READ_DIR_MS}). */
   readDirs?: Map<string, ReadDir>;
   readDirsTimer?: ReturnType<typeof setTimeout>;
   /** The deferred whole-tree sweep of leftovers (see {@link SWEEP_DELAY_MS}). */
@@ -221,7 +221,7 @@ function checked(disk: Disk, named: string, purpose: Purpose): { ok: true; path:
   const plain = PLAIN.test(named);
   if (!plain && leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
   const path = plain ? named : normal(named);
-  if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
+  if (!plain && (path === '' || leaves(path))) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
   // A NUL would end the name the system sees early, past every check made on the whole.
   if (path.includes('\0')) return { ok: false, message: diskWords.nulInPath(shown(disk, path)) };
   const own = bounded(disk, shown(disk, path), path, purpose);
@@ -281,33 +281,69 @@ function dropReadDirs(disk: Disk): void {
 
 /**
  * Opens the directory `rel` for reads: where the mount follows no links, from the nearest
- * directory above it held for reads (each component opened as a walk opens it, never
- * through a link), else from the root.
+ * directory above it held for reads, or the root (each component opened as a walk opens
+ * it, never through a link), and each directory opened on the way is held too — a first
+ * sync reads a tree depth first, so the next directory's ancestors are mostly these (one
+ * open per directory, not one per component of each). Else from the root.
  */
 function openReadDir(disk: Disk, rel: string, now: number): { ok: true; dir: HeldDir; rel: string } | Exclude<Resolved, { ok: true }> {
   const { root, followSymlinks } = disk.options;
   if (!followSymlinks && rel !== '') {
-    for (let cut = rel.lastIndexOf('/'); cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
-      const above = readDirsOf(disk).get(rel.slice(0, cut));
-      if (above === undefined || now - above.at >= READ_DIR_MS) continue;
-      let dir: HeldDir | null = null;
-      try {
-        for (const name of rel.slice(cut + 1).split('/')) {
-          const next: HeldDir = (dir ?? above.dir).openDir(name);
-          dir?.close();
-          dir = next;
-        }
-      } catch (err) {
-        dir?.close();
-        const code = (err as { code?: string }).code;
-        if (code === 'ENOENT') return { ok: false, why: 'missing' };
-        if (code === 'ENOTDIR' || code === 'ELOOP') break; // a link or a file on the way: the root's resolution says which
-        throw err;
+    const heldDirs = readDirsOf(disk);
+    let cut = rel.lastIndexOf('/');
+    let above: HeldDir | undefined;
+    for (; cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
+      const held = heldDirs.get(rel.slice(0, cut));
+      if (held !== undefined && now - held.at < READ_DIR_MS) {
+        above = held.dir;
+        touch(heldDirs, rel.slice(0, cut), held);
+        break;
       }
-      if (dir !== null) return { ok: true, dir, rel };
     }
+    if (above === undefined) {
+      cut = -1;
+      const top = heldDirs.get('');
+      if (top !== undefined && now - top.at < READ_DIR_MS) above = top.dir;
+    }
+    const opened: { rel: string; dir: HeldDir }[] = [];
+    try {
+      let dir: HeldDir = above ?? openRoot(root);
+      if (above === undefined) opened.push({ rel: '', dir });
+      for (let at = cut + 1; at < rel.length; ) {
+        const end = rel.indexOf('/', at);
+        const stop = end < 0 ? rel.length : end;
+        dir = dir.openDir(rel.slice(at, stop));
+        opened.push({ rel: rel.slice(0, stop), dir });
+        at = stop + 1;
+      }
+    } catch (err) {
+      for (const o of opened) o.dir.close();
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOENT') return { ok: false, why: 'missing' };
+      // A link or a file on the way: the root's resolution says which.
+      if (code !== 'ENOTDIR' && code !== 'ELOOP') throw err;
+      return openDirectory(root, rel, followSymlinks);
+    }
+    const last = opened.pop() as { rel: string; dir: HeldDir };
+    // The ones on the way are held for the next reads; the last is the caller's to hold.
+    for (const o of opened) {
+      const was = heldDirs.get(o.rel);
+      if (was !== undefined) {
+        heldDirs.delete(o.rel);
+        was.dir.close();
+      }
+      heldDirs.set(o.rel, { dir: o.dir, rel: o.rel, at: now });
+    }
+    return { ok: true, dir: last.dir, rel };
   }
   return openDirectory(root, rel, followSymlinks);
+}
+
+/** Marks a held directory as used just now: the last to be let go when too many are held (its hold still runs from its opening). */
+function touch(heldDirs: Map<string, ReadDir>, rel: string, held: ReadDir): ReadDir {
+  heldDirs.delete(rel);
+  heldDirs.set(rel, held);
+  return held;
 }
 
 /** The held directory `parent` (mount-relative, as named) for a read, from those held or opened now; or why not. */
@@ -316,7 +352,7 @@ function readDir(disk: Disk, parent: string): ReadDir | { readonly why: Exclude<
   const heldDirs = readDirsOf(disk);
   const held = heldDirs.get(parent);
   if (held !== undefined) {
-    if (now - held.at < READ_DIR_MS) return held;
+    if (now - held.at < READ_DIR_MS) return touch(heldDirs, parent, held);
     heldDirs.delete(parent);
     held.dir.close();
   }
@@ -324,7 +360,7 @@ function readDir(disk: Disk, parent: string): ReadDir | { readonly why: Exclude<
   if (!opened.ok) return opened;
   const fresh: ReadDir = { dir: opened.dir, rel: opened.rel, at: now };
   heldDirs.set(parent, fresh);
-  if (heldDirs.size > READ_DIRS) {
+  while (heldDirs.size > READ_DIRS) {
     const [oldest, first] = heldDirs.entries().next().value as [string, ReadDir];
     heldDirs.delete(oldest);
     first.dir.close();
