@@ -462,13 +462,23 @@ function stat(disk: Disk, path: string): Observation {
   return { kind: 'unobservable', reason: k.kind === 'directory' ? diskWords.directoryThere : k.reason };
 }
 
+/**
+ * A buffer of `size` bytes for a read to fill, not zeroed first (a first sync reads
+ * hundreds of MB; a short read is thrown away whole). Its memory is its own, never a
+ * shared pool's: a reading's bytes may be handed to another thread.
+ */
+function unfilled(size: number): Uint8Array {
+  const b = Buffer.allocUnsafeSlow(size);
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
 /** Reads an open regular file whole; null when it changed while it was read. */
 function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
   const before = fstatInfo(fd);
   if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
   const meta = metaOf(disk, before);
   if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
-  const bytes = new Uint8Array(meta.size);
+  const bytes = unfilled(meta.size);
   let off = 0;
   while (off < bytes.length) {
     const n = readSync(fd, bytes, off, bytes.length - off, off);
