@@ -233,7 +233,6 @@ export class SqliteStore implements Store {
       getBlob: prepare('SELECT codec, bytes FROM blob WHERE hash = ?'),
       hasBlob: prepare('SELECT id, unreferenced_at FROM blob WHERE hash = ?'),
       keepBlob: prepare('UPDATE blob SET unreferenced_at = NULL WHERE id = ?'),
-      putBlob: prepare('INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?)'),
       // One statement for "store it, or keep the one stored": no look-up before it.
       putBlobKept: prepare(
         'INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?) ' +
@@ -555,7 +554,8 @@ export class SqliteStore implements Store {
       if (pack === null) return false;
       const packed = pack();
       this.begin();
-      this.q.putBlob.run(hash, size, packed.codec, packed.bytes);
+      // Kept where it is there after all (a "surely not" is never wrong, and costs nothing if it were).
+      this.q.putBlobKept.run(hash, size, packed.codec, packed.bytes);
       this.notePut(hash);
       return true;
     }, 'all');
