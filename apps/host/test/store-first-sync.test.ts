@@ -8,7 +8,8 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { sha256 } from '../src/host.ts';
 import { packBlob, packBlobSoon, unpackBlob } from '../src/store/blob-codec.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -146,4 +147,18 @@ describe('a first sync’s writes', () => {
     expect(store.history('work', 'x.txt').map((v) => [v.branch, v.source])).toEqual([['main', 'disk']]);
     store.close();
   });
+
+  test('a store whose making fails (or is killed) leaves nothing at its path: the next open makes it whole', async () => {
+    const path = storePath();
+    // Too few pages for the schema: the making fails partway, as a kill would stop it.
+    await expect(openStore(path, { maxPageCount: 2 })).rejects.toThrow();
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(dirname(path)).filter((n) => !n.endsWith('.lock') && !n.endsWith('.lock-wait'))).toEqual([]);
+    const store = await openStore(path);
+    expect(store.selectedBranch()).toBe('main');
+    store.close();
+    // Made whole, nothing of the making is left beside it.
+    expect(readdirSync(dirname(path)).filter((n) => n.startsWith('.ws-tmp-'))).toEqual([]);
+  });
 });
+
