@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Reading } from '@ws/reconcile';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { dec, tempDir } from './fixtures.ts';
+import { dec, seededRandom, tempDir } from './fixtures.ts';
 
 const disk = (root: string) => diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 10_000 });
 const text = (r: Reading) => (r.kind === 'file' && r.bytes !== null ? dec(r.bytes) : r.kind);
@@ -66,6 +66,54 @@ describe('reads through held directories', () => {
     expect((await d.read('a/x.txt', 1000)).kind).toBe('unobservable');
   });
 
+  test('a directory held on the way to another is read through only while held: swapped for a link, it is refused after the hold and after a walk', async () => {
+    const root = tempDir();
+    const outside = tempDir();
+    mkdirSync(join(outside, 'd'));
+    writeFileSync(join(outside, 'd/y.txt'), 'outside');
+    mkdirSync(join(root, 'a/b/c'), { recursive: true });
+    mkdirSync(join(root, 'a/b/d'));
+    writeFileSync(join(root, 'a/b/c/x.txt'), 'x');
+    writeFileSync(join(root, 'a/b/d/y.txt'), 'inside');
+    const d = disk(root);
+    // Holds a, a/b (on the way) and a/b/c.
+    expect(text(await d.read('a/b/c/x.txt', 1000))).toBe('x');
+    renameSync(join(root, 'a/b'), join(root, 'a/b.old'));
+    symlinkSync(outside, join(root, 'a/b'));
+    // Within the hold a read goes on through the directory held, wherever it was moved: never through the link.
+    expect(text(await d.read('a/b/d/y.txt', 1000))).not.toBe('outside');
+    await Bun.sleep(400);
+    expect((await d.read('a/b/d/y.txt', 1000)).kind).toBe('unobservable');
+    // Held again on the way, then a walk: refused at once.
+    rmSync(join(root, 'a/b'));
+    renameSync(join(root, 'a/b.old'), join(root, 'a/b'));
+    expect(text(await d.read('a/b/c/x.txt', 1000))).toBe('x');
+    renameSync(join(root, 'a/b'), join(root, 'a/b.old'));
+    symlinkSync(outside, join(root, 'a/b'));
+    await d.walk('');
+    expect((await d.read('a/b/d/y.txt', 1000)).kind).toBe('unobservable');
+  });
+
+  test('reads in any order of a tree whose directories repeat names at every depth each find their own file', async () => {
+    const root = tempDir();
+    const random = seededRandom(29);
+    const names = ['a', 'b', 'c'];
+    const files: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const depth = 1 + random(5);
+      const dirs = Array.from({ length: depth }, () => names[random(names.length)]).join('/');
+      const path = `${dirs}/${names[random(names.length)]}.txt`;
+      if (files.includes(path)) continue;
+      mkdirSync(join(root, dirs), { recursive: true });
+      writeFileSync(join(root, path), `this is ${path}`);
+      files.push(path);
+    }
+    const d = disk(root);
+    for (const order of [[...files].sort(), files, [...files].reverse()]) {
+      for (const path of order) expect(text(await d.read(path, 1000))).toBe(`this is ${path}`);
+    }
+  });
+
   test('a write or an unlink through the port lets held directories go, so the next read resolves afresh', async () => {
     const root = tempDir();
     mkdirSync(join(root, 'a'));
@@ -93,4 +141,41 @@ describe('reads through held directories', () => {
     await Bun.sleep(600);
     expect(openFds()).toBeLessThanOrEqual(before);
   });
+
+  test('a path spelled with empty, `.` or `..` parts, or a slash first or last, reads as its plain spelling does, or is refused', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'a/b'), { recursive: true });
+    writeFileSync(join(root, 'a/b/x.txt'), 'deep');
+    writeFileSync(join(root, 'a/y.txt'), 'shallow');
+    writeFileSync(join(root, 'z.txt'), 'top');
+    writeFileSync(join(root, '..z'), 'dots in a name');
+    writeFileSync(join(root, 'a/.hidden'), 'hidden');
+    const d = disk(root);
+    const random = seededRandom(17);
+    const parts = [['a', 'b', 'x.txt'], ['a', 'y.txt'], ['z.txt'], ['..z'], ['a', '.hidden'], ['a', 'b', 'nothing.txt']];
+    const extras = ['', '.', '..'];
+    for (let i = 0; i < 400; i++) {
+      const plain = parts[random(parts.length)];
+      const spelled: string[] = [];
+      let leaves = false;
+      for (const part of plain) {
+        while (random(4) === 0) {
+          const extra = extras[random(extras.length)];
+          if (extra === '..') leaves = true;
+          spelled.push(extra);
+        }
+        spelled.push(part);
+      }
+      let name = spelled.join('/');
+      if (random(4) === 0) name = `${name}/`;
+      if (random(8) === 0) name = `/${name}`;
+      const got = await d.read(name, 1000);
+      if (leaves || name.startsWith('/')) {
+        expect(got.kind, name).toBe('unobservable');
+      } else {
+        expect(text(got), name).toBe(text(await d.read(plain.join('/'), 1000)));
+      }
+    }
+  });
 });
+

@@ -140,7 +140,7 @@ interface Disk {
   readonly time: TimeKeeping;
   /** The bytes recent reads saw, by the racy fingerprint each answered with (see {@link remember}). */
   readonly racyReads: Map<string, Uint8Array>;
-  /** Directories recent reads resolved, by mount-relative path, oldest first (see {@link READ_DIR_MS}). */
+  /** Directories recent reads resolved, by mount-relative path, least recently used first (see {@link READ_DIR_MS}). */
   readDirs?: Map<string, ReadDir>;
   readDirsTimer?: ReturnType<typeof setTimeout>;
   /** The deferred whole-tree sweep of leftovers (see {@link SWEEP_DELAY_MS}). */
@@ -212,11 +212,16 @@ function normal(path: string): string {
     .join('/');
 }
 
+/** A path no check changes: not empty, no `/` first or last, no empty, `.` or `..` part. */
+const PLAIN = /^(?!\.\.?(?:\/|$))[^/]+(?:\/(?!\.\.?(?:\/|$))[^/]+)*$/;
+
 /** `named` checked and spelled as every check and resolution see it, or the sentence refusing it. */
 function checked(disk: Disk, named: string, purpose: Purpose): { ok: true; path: string } | { ok: false; message: string } {
-  if (leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
-  const path = normal(named);
-  if (path === '' || leaves(path)) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
+  // A plain path (what a walk gives: each of a first sync's tens of thousands) needs no respelling.
+  const plain = PLAIN.test(named);
+  if (!plain && leaves(named)) return { ok: false, message: diskWords.leaves(shown(disk, named)) };
+  const path = plain ? named : normal(named);
+  if (!plain && (path === '' || leaves(path))) return { ok: false, message: path === '' ? diskWords.directoryThere : diskWords.leaves(shown(disk, path)) };
   // A NUL would end the name the system sees early, past every check made on the whole.
   if (path.includes('\0')) return { ok: false, message: diskWords.nulInPath(shown(disk, path)) };
   const own = bounded(disk, shown(disk, path), path, purpose);
@@ -276,33 +281,69 @@ function dropReadDirs(disk: Disk): void {
 
 /**
  * Opens the directory `rel` for reads: where the mount follows no links, from the nearest
- * directory above it held for reads (each component opened as a walk opens it, never
- * through a link), else from the root.
+ * directory above it held for reads, or the root (each component opened as a walk opens
+ * it, never through a link), and each directory opened on the way is held too — a first
+ * sync reads a tree depth first, so the next directory's ancestors are mostly these (one
+ * open per directory, not one per component of each). Else from the root.
  */
 function openReadDir(disk: Disk, rel: string, now: number): { ok: true; dir: HeldDir; rel: string } | Exclude<Resolved, { ok: true }> {
   const { root, followSymlinks } = disk.options;
   if (!followSymlinks && rel !== '') {
-    for (let cut = rel.lastIndexOf('/'); cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
-      const above = readDirsOf(disk).get(rel.slice(0, cut));
-      if (above === undefined || now - above.at >= READ_DIR_MS) continue;
-      let dir: HeldDir | null = null;
-      try {
-        for (const name of rel.slice(cut + 1).split('/')) {
-          const next: HeldDir = (dir ?? above.dir).openDir(name);
-          dir?.close();
-          dir = next;
-        }
-      } catch (err) {
-        dir?.close();
-        const code = (err as { code?: string }).code;
-        if (code === 'ENOENT') return { ok: false, why: 'missing' };
-        if (code === 'ENOTDIR' || code === 'ELOOP') break; // a link or a file on the way: the root's resolution says which
-        throw err;
+    const heldDirs = readDirsOf(disk);
+    let cut = rel.lastIndexOf('/');
+    let above: HeldDir | undefined;
+    for (; cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
+      const held = heldDirs.get(rel.slice(0, cut));
+      if (held !== undefined && now - held.at < READ_DIR_MS) {
+        above = held.dir;
+        touch(heldDirs, rel.slice(0, cut), held);
+        break;
       }
-      if (dir !== null) return { ok: true, dir, rel };
     }
+    if (above === undefined) {
+      cut = -1;
+      const top = heldDirs.get('');
+      if (top !== undefined && now - top.at < READ_DIR_MS) above = top.dir;
+    }
+    const opened: { rel: string; dir: HeldDir }[] = [];
+    try {
+      let dir: HeldDir = above ?? openRoot(root);
+      if (above === undefined) opened.push({ rel: '', dir });
+      for (let at = cut + 1; at < rel.length; ) {
+        const end = rel.indexOf('/', at);
+        const stop = end < 0 ? rel.length : end;
+        dir = dir.openDir(rel.slice(at, stop));
+        opened.push({ rel: rel.slice(0, stop), dir });
+        at = stop + 1;
+      }
+    } catch (err) {
+      for (const o of opened) o.dir.close();
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOENT') return { ok: false, why: 'missing' };
+      // A link or a file on the way: the root's resolution says which.
+      if (code !== 'ENOTDIR' && code !== 'ELOOP') throw err;
+      return openDirectory(root, rel, followSymlinks);
+    }
+    const last = opened.pop() as { rel: string; dir: HeldDir };
+    // The ones on the way are held for the next reads; the last is the caller's to hold.
+    for (const o of opened) {
+      const was = heldDirs.get(o.rel);
+      if (was !== undefined) {
+        heldDirs.delete(o.rel);
+        was.dir.close();
+      }
+      heldDirs.set(o.rel, { dir: o.dir, rel: o.rel, at: now });
+    }
+    return { ok: true, dir: last.dir, rel };
   }
   return openDirectory(root, rel, followSymlinks);
+}
+
+/** Marks a held directory as used just now: the last to be let go when too many are held (its hold still runs from its opening). */
+function touch(heldDirs: Map<string, ReadDir>, rel: string, held: ReadDir): ReadDir {
+  heldDirs.delete(rel);
+  heldDirs.set(rel, held);
+  return held;
 }
 
 /** The held directory `parent` (mount-relative, as named) for a read, from those held or opened now; or why not. */
@@ -311,7 +352,7 @@ function readDir(disk: Disk, parent: string): ReadDir | { readonly why: Exclude<
   const heldDirs = readDirsOf(disk);
   const held = heldDirs.get(parent);
   if (held !== undefined) {
-    if (now - held.at < READ_DIR_MS) return held;
+    if (now - held.at < READ_DIR_MS) return touch(heldDirs, parent, held);
     heldDirs.delete(parent);
     held.dir.close();
   }
@@ -319,7 +360,7 @@ function readDir(disk: Disk, parent: string): ReadDir | { readonly why: Exclude<
   if (!opened.ok) return opened;
   const fresh: ReadDir = { dir: opened.dir, rel: opened.rel, at: now };
   heldDirs.set(parent, fresh);
-  if (heldDirs.size > READ_DIRS) {
+  while (heldDirs.size > READ_DIRS) {
     const [oldest, first] = heldDirs.entries().next().value as [string, ReadDir];
     heldDirs.delete(oldest);
     first.dir.close();
@@ -421,13 +462,23 @@ function stat(disk: Disk, path: string): Observation {
   return { kind: 'unobservable', reason: k.kind === 'directory' ? diskWords.directoryThere : k.reason };
 }
 
+/**
+ * A buffer of `size` bytes for a read to fill, not zeroed first (a first sync reads
+ * hundreds of MB; a short read is thrown away whole). Its memory is its own, never a
+ * shared pool's: a reading's bytes may be handed to another thread.
+ */
+function unfilled(size: number): Uint8Array {
+  const b = Buffer.allocUnsafeSlow(size);
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
 /** Reads an open regular file whole; null when it changed while it was read. */
 function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
   const before = fstatInfo(fd);
   if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
   const meta = metaOf(disk, before);
   if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
-  const bytes = new Uint8Array(meta.size);
+  const bytes = unfilled(meta.size);
   let off = 0;
   while (off < bytes.length) {
     const n = readSync(fd, bytes, off, bytes.length - off, off);
@@ -495,9 +546,13 @@ function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, r
     if (where.ok === false) return none({ kind: 'unobservable', reason: where.message });
     const held = where.held === true;
     try {
-      const seen = observeIn(disk, where.dir, where.name);
-      if (seen.kind === 'absent') return none(seen);
-      if (seen.kind === 'unobservable') return none(seen.reason === diskWords.isLink ? { kind: 'unobservable', reason: linkClause(disk) } : seen);
+      // The stat's type alone (the read's own fstat gives the metadata): no fingerprint made here.
+      const type = where.dir.lstat(where.name)?.type;
+      if (type === undefined) return none({ kind: 'absent' });
+      if (type !== 'file') {
+        if (type === 'symlink') return none({ kind: 'unobservable', reason: linkClause(disk) });
+        return none({ kind: 'unobservable', reason: type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(type) });
+      }
       const fd = where.dir.openFile(where.name, 'read');
       try {
         return read(fd);

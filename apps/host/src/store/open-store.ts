@@ -7,8 +7,9 @@
  * no `-wal` or `-shm`.
  */
 import { Database, constants } from 'bun:sqlite';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { doneWriting, tempName } from '../disk/boundary.ts';
 import { StoreError, storeFault, storeWords } from './faults.ts';
 import { type Lock, StoreLock } from './lock.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
@@ -74,19 +75,13 @@ export async function openStore(path: string, options: OpenOptions = {}): Promis
 }
 
 function openLocked(path: string, options: OpenOptions): SqliteStore {
-  const exists = existsSync(path);
+  if (!existsSync(path)) createStore(path, options);
   // No `-wal`: nobody has the store open, so what the file holds is the whole store.
-  if (exists && !existsSync(`${path}-wal`)) checkIdle(path);
-  if (!exists) mkdirSync(dirname(path), { recursive: true });
+  if (!existsSync(`${path}-wal`)) checkIdle(path);
   let db: Database | undefined;
   try {
-    db = new Database(path, { create: !exists, readwrite: true });
+    db = new Database(path, { create: false, readwrite: true });
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // A new store's pages are 8 KiB (SQLite's default is 4): a blob of source text, packed,
-    // mostly fits one page instead of a chain of overflow pages, and a first sync writes
-    // (and checkpoints) half as many pages. Set before the first table; a store made
-    // with other pages keeps them.
-    if (!exists) db.run(`PRAGMA page_size = ${PAGE_BYTES}`);
     db.run('PRAGMA journal_mode = WAL');
     // FULL in WAL mode fsyncs the log at every commit: a committed barrier survives power loss.
     db.run('PRAGMA synchronous = FULL');
@@ -102,6 +97,58 @@ function openLocked(path: string, options: OpenOptions): SqliteStore {
   } catch (err) {
     db?.close();
     throw storeFault(path, err, 'opened');
+  }
+}
+
+/**
+ * Makes a new store at `path`: built under a temporary name beside it (ws's `.ws-tmp-`
+ * prefix, which walks pass over and sweep), migrated with a rollback journal (so every
+ * commit is in the file itself), then renamed into place. A process killed while making
+ * it leaves a temporary file, never an empty or half-made store at `path`, which every
+ * later open would refuse.
+ */
+function createStore(path: string, options: OpenOptions): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const name = tempName(basename(path));
+  const tmp = join(dir, name);
+  let db: Database | undefined;
+  try {
+    db = new Database(tmp, { create: true, readwrite: true });
+    // A new store's pages are 8 KiB (SQLite's default is 4): a blob of source text, packed,
+    // mostly fits one page instead of a chain of overflow pages, and a first sync writes
+    // (and checkpoints) half as many pages. Set before the first table; a store made
+    // with other pages keeps them.
+    db.run(`PRAGMA page_size = ${PAGE_BYTES}`);
+    db.run('PRAGMA journal_mode = DELETE');
+    db.run('PRAGMA synchronous = FULL');
+    if (options.maxPageCount !== undefined) db.run(`PRAGMA max_page_count = ${Math.floor(options.maxPageCount)}`);
+    migrate(db, 0);
+    // WAL from here on, switched while nothing is pending (so opening it never converts it).
+    db.run('PRAGMA journal_mode = WAL');
+    db.close();
+    db = undefined;
+    renameSync(tmp, path);
+    syncDirectory(dir);
+  } catch (err) {
+    db?.close();
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${tmp}${suffix}`, { force: true });
+    throw storeFault(path, err, 'opened');
+  } finally {
+    doneWriting(name);
+  }
+}
+
+/** Fsyncs a directory, so a rename in it survives power loss (where the file system allows). */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a directory: the rename is as durable as they allow.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

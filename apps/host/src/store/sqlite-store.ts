@@ -31,6 +31,31 @@ const BLOB_BYTES_HELD = 4 * 1024 * 1024;
 /** How many rows one multi-row INSERT writes (a power of two). */
 const ROWS_PER_STATEMENT = 128;
 
+/**
+ * What a write transaction learned about the tables as they stood when it began, so a
+ * first sync asks SQLite nothing per file: that no blob was stored (then a blob is stored
+ * only where this transaction put it), and which mounts' trees on which branches held no
+ * entry (then an entry is there only where this transaction wrote it). What it wrote is
+ * kept as numbers (a 32-bit or 48-bit digest): a digest it holds means "maybe", and
+ * SQLite is asked; one it lacks means "surely not". Forgotten at commit and rollback.
+ */
+interface TxnKnowledge {
+  /** True where the blob table held no row when first asked in this transaction. */
+  noBlobs: boolean | undefined;
+  /** Digests of the blobs this transaction put (held or inserted). */
+  readonly blobsPut: Set<number>;
+  /** By branch and mount: true where its tree held no entry when first asked in this transaction. */
+  readonly emptyTrees: Map<string, boolean>;
+  /** Digests of the tree keys this transaction wrote to SQLite (rows and removals). */
+  readonly treeWritten: Set<number>;
+}
+
+/** A blob hash's digest for {@link TxnKnowledge}: its first 48 bits (a hash in hex; anything else, its CRC-32). */
+function blobDigest(hash: string): number {
+  const n = Number.parseInt(hash.slice(0, 12), 16);
+  return Number.isNaN(n) ? Bun.hash.crc32(hash) : n;
+}
+
 /** A row of a records table as bound to its INSERT (a keyed table's key columns first). */
 type HeldRow = readonly (string | number | null)[];
 
@@ -185,6 +210,8 @@ export class SqliteStore implements Store {
    * outlived the young generation and raised a first sync's peak RSS by tens of MiB).
    */
   private blobArena: Uint8Array | undefined;
+  /** What the open write transaction knows without asking SQLite (see {@link TxnKnowledge}); undefined outside one. */
+  private txn: TxnKnowledge | undefined;
   /** Multi-row statements by table and row count, each with the array its values are bound from (reused: a first sync binds millions). */
   private readonly manyRows = new Map<string, { readonly statement: Statement; readonly values: (string | number | null)[] }>();
 
@@ -213,7 +240,6 @@ export class SqliteStore implements Store {
       getBlob: prepare('SELECT codec, bytes FROM blob WHERE hash = ?'),
       hasBlob: prepare('SELECT id, unreferenced_at FROM blob WHERE hash = ?'),
       keepBlob: prepare('UPDATE blob SET unreferenced_at = NULL WHERE id = ?'),
-      putBlob: prepare('INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?)'),
       // One statement for "store it, or keep the one stored": no look-up before it.
       putBlobKept: prepare(
         'INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?) ' +
@@ -282,7 +308,28 @@ export class SqliteStore implements Store {
   }
 
   private begin(): void {
-    if (!this.db.inTransaction) this.db.run('BEGIN IMMEDIATE');
+    if (this.db.inTransaction) return;
+    this.db.run('BEGIN IMMEDIATE');
+    this.txn = { noBlobs: undefined, blobsPut: new Set(), emptyTrees: new Map(), treeWritten: new Set() };
+  }
+
+  /** The open write transaction's knowledge, or undefined where none is open (or it ended unseen). */
+  private knowledge(): TxnKnowledge | undefined {
+    if (this.txn !== undefined && !this.db.inTransaction) this.txn = undefined;
+    return this.txn;
+  }
+
+  /** True where the blob `hash` surely is not stored (without asking SQLite where the transaction knows); false: maybe. */
+  private surelyNoBlob(hash: Hash): boolean {
+    const txn = this.knowledge();
+    if (txn === undefined) return false;
+    txn.noBlobs ??= this.db.query('SELECT 1 FROM blob LIMIT 1').get() === null;
+    return txn.noBlobs && !txn.blobsPut.has(blobDigest(hash));
+  }
+
+  /** Notes a blob this transaction puts (see {@link TxnKnowledge}). */
+  private notePut(hash: Hash): void {
+    this.knowledge()?.blobsPut.add(blobDigest(hash));
   }
 
   /** Holds one keyed row for the next flush; flushes when enough are held. */
@@ -305,6 +352,7 @@ export class SqliteStore implements Store {
       const { rows, removed } = this.held[table];
       for (const key of removed.values()) this.removeStatement(table).run(...key);
       this.writeMany(table, [...rows.values()]);
+      if (table === 'tree') this.noteTreeWritten([...removed.keys(), ...rows.keys()]);
     }
     this.dropHeld();
   }
@@ -317,18 +365,23 @@ export class SqliteStore implements Store {
     for (let at = 0; at < rows.length; ) {
       let n = ROWS_PER_STATEMENT;
       while (n > rows.length - at) n >>= 1;
-      const name = `${table}:${n}`;
-      let many = this.manyRows.get(name);
-      if (many === undefined) {
-        many = { statement: this.db.prepare(manyRowsSql(table, n)), values: [] };
-        this.manyRows.set(name, many);
-      }
+      const many = this.manyRowsStatement(`${table}:${n}`, () => manyRowsSql(table, n));
       const { values } = many;
       let v = 0;
       for (let r = at; r < at + n; r++) for (const value of rows[r]) values[v++] = value;
       many.statement.run(...values);
       at += n;
     }
+  }
+
+  /** The multi-row statement named `name`, prepared from `sql()` at its first use. */
+  private manyRowsStatement(name: string, sql: () => string): { readonly statement: Statement; readonly values: (string | number | null)[] } {
+    let many = this.manyRows.get(name);
+    if (many === undefined) {
+      many = { statement: this.db.prepare(sql()), values: [] };
+      this.manyRows.set(name, many);
+    }
+    return many;
   }
 
   private removeStatement(table: HeldTable): Statement {
@@ -340,6 +393,7 @@ export class SqliteStore implements Store {
 
   /** Forgets every held record and blob (the transaction they belonged to is gone). */
   private dropAllHeld(): void {
+    this.txn = undefined; // what the transaction knew went with it
     this.heldBlobs.clear();
     this.heldBlobBytes = 0;
     this.dropHeld();
@@ -487,6 +541,7 @@ export class SqliteStore implements Store {
         if (this.heldBlobs.has(hash)) return;
         const length = packed.bytes.length;
         if (this.heldBlobs.size >= BLOBS_HELD || this.heldBlobBytes + length > BLOB_BYTES_HELD) this.flushBlobs();
+        this.notePut(hash);
         if (length > BLOB_BYTES_HELD) {
           // Larger than the arena: inserted now (the held ones went first).
           this.q.putBlobKept.run(hash, bytes.length, packed.codec, packed.bytes);
@@ -523,7 +578,7 @@ export class SqliteStore implements Store {
     // A blob changes no record, so a cached scan stays good.
     return this.guard('written', () => {
       if (this.heldBlobs.has(hash)) return true;
-      const known = this.q.hasBlob.get(hash) as { id: number; unreferenced_at: number | null } | null;
+      const known = this.surelyNoBlob(hash) ? null : (this.q.hasBlob.get(hash) as { id: number; unreferenced_at: number | null } | null);
       if (known !== null) {
         // Referred to again: a collection's grace starts over when it next finds it unreferenced.
         if (known.unreferenced_at !== null) {
@@ -535,7 +590,9 @@ export class SqliteStore implements Store {
       if (pack === null) return false;
       const packed = pack();
       this.begin();
-      this.q.putBlob.run(hash, size, packed.codec, packed.bytes);
+      // Kept where it is there after all (a "surely not" is never wrong, and costs nothing if it were).
+      this.q.putBlobKept.run(hash, size, packed.codec, packed.bytes);
+      this.notePut(hash);
       return true;
     }, 'all');
   }
@@ -644,7 +701,28 @@ export class SqliteStore implements Store {
     const held = this.held.tree.rows.get(key);
     if (held !== undefined) return { hash: held[3] as string, seq: held[6] as number };
     if (this.held.tree.removed.has(key)) return null;
+    if (this.surelyNoTree(branch, mount, key)) return null;
     return this.q.treeHash.get(branch, mount, path) as { hash: string; seq: number } | null;
+  }
+
+  /** True where the tree key `key` of `branch` and `mount` surely has no stored entry (see {@link TxnKnowledge}); false: maybe. */
+  private surelyNoTree(branch: string, mount: string, key: string): boolean {
+    const txn = this.knowledge();
+    if (txn === undefined) return false;
+    const scope = `${branch}\u0000${mount}`;
+    let empty = txn.emptyTrees.get(scope);
+    if (empty === undefined) {
+      empty = this.db.query('SELECT 1 FROM tree WHERE branch = ? AND mount = ? LIMIT 1').get(branch, mount) === null;
+      txn.emptyTrees.set(scope, empty);
+    }
+    return empty && !txn.treeWritten.has(Bun.hash.crc32(key));
+  }
+
+  /** Notes tree keys written to SQLite in this transaction (see {@link TxnKnowledge}). */
+  private noteTreeWritten(keys: readonly string[]): void {
+    const txn = this.knowledge();
+    if (txn === undefined) return;
+    for (const key of keys) txn.treeWritten.add(Bun.hash.crc32(key));
   }
 
   addVersion(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
@@ -731,6 +809,7 @@ export class SqliteStore implements Store {
     // `guard` writes the held rows first: the commit takes them with everything else.
     this.guard('written', () => {
       if (this.db.inTransaction) this.db.run('COMMIT');
+      this.txn = undefined;
     });
   }
 
