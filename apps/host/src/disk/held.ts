@@ -166,19 +166,22 @@ function pathDir(abs: string): HeldDir {
     unlink: (name) => unlinkSync(at(name)),
     readlink: (name) => readlinkSync(at(name)),
     entries: () => readdirSync(abs, { withFileTypes: true }).map(entryOf),
-    sync() {
-      let fd: number | undefined;
-      try {
-        fd = openSync(abs, 'r');
-        syncFd(fd);
-      } catch {
-        // as above
-      } finally {
-        if (fd !== undefined) closeSync(fd);
-      }
-    },
+    sync: () => syncDirectoryAt(abs),
     close() {},
   };
+}
+
+/** Fsyncs the directory at `abs`, so a rename in it survives power loss (where the file system allows). */
+export function syncDirectoryAt(abs: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(abs, 'r');
+    syncFd(fd);
+  } catch {
+    // as in syncFd
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** libc where directories are held by descriptor here (Linux with libc through `bun:ffi`); else null. */

@@ -8,7 +8,7 @@
  * ended (`lost`: its matches are not known).
  */
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { type Prescanner, type PrescanJob, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
 const GRACE_MS = 250;
@@ -214,30 +214,26 @@ export function grepWorkers(): GrepWorkers {
   const remember = (job: PrescanJob, bytes: Uint8Array, scan: ScannedAhead | undefined) => {
     if (scan !== undefined) made.set(bytes, { ...scan, key: jobKey(job.pattern, job.options) });
   };
+  /** A batch's verdicts as the search takes them: each file's bytes, its scan remembered. */
+  const bytesBack = (job: PrescanJob, answer: { verdicts: WorkerVerdict[]; slow: boolean } | undefined): PrescanAnswer<PrescanVerdict> => {
+    if (answer === undefined) return undefined;
+    const verdicts = answer.verdicts.map((v) => {
+      if (v === null || v === 'none') return v;
+      remember(job, v.bytes, v.scan);
+      return v.bytes;
+    });
+    return { verdicts, slow: answer.slow };
+  };
   const prescanner: Prescanner = {
     async run(job) {
       // The bytes of files as read move to the Worker; the store's packed bytes (which the
       // caller may need again) cross as one copy of them all, not one clone a file.
       const together = packedTogether(job);
       const moved = [...new Set(together.items.map((item) => ('bytes' in item ? item.bytes.buffer : item.packed.buffer) as ArrayBuffer))];
-      const answer = await batch<WorkerVerdict>(together, moved);
-      if (answer === undefined) return undefined;
-      const verdicts = answer.verdicts.map((v) => {
-        if (v === null || v === 'none') return v;
-        remember(job, v.bytes, v.scan);
-        return v.bytes;
-      });
-      return { verdicts, slow: answer.slow };
+      return bytesBack(job, await batch<WorkerVerdict>(together, moved));
     },
     async blobs(job) {
-      const answer = await batch<WorkerVerdict>(job, []);
-      if (answer === undefined) return undefined;
-      const verdicts = answer.verdicts.map((v) => {
-        if (v === null || v === 'none') return v;
-        remember(job, v.bytes, v.scan);
-        return v.bytes;
-      });
-      return { verdicts, slow: answer.slow };
+      return bytesBack(job, await batch<WorkerVerdict>(job, []));
     },
     async read(job) {
       const answer = await batch<WorkerReadVerdict>(job, []);

@@ -7,9 +7,10 @@
  * no `-wal` or `-shm`.
  */
 import { Database, constants } from 'bun:sqlite';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { doneWriting, tempName } from '../disk/boundary.ts';
+import { syncDirectoryAt } from '../disk/held.ts';
 import { StoreError, storeFault, storeWords } from './faults.ts';
 import { type Lock, StoreLock } from './lock.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
@@ -129,26 +130,13 @@ function createStore(path: string, options: OpenOptions): void {
     db.close();
     db = undefined;
     renameSync(tmp, path);
-    syncDirectory(dir);
+    syncDirectoryAt(dir);
   } catch (err) {
     db?.close();
     for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${tmp}${suffix}`, { force: true });
     throw storeFault(path, err, 'opened');
   } finally {
     doneWriting(name);
-  }
-}
-
-/** Fsyncs a directory, so a rename in it survives power loss (where the file system allows). */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on a directory: the rename is as durable as they allow.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
