@@ -85,6 +85,47 @@ describe('the search index', () => {
   });
 });
 
+test('what indexSome says is left is what the store holds unindexed, at every step: puts, slices, collections and another connection’s blobs', async () => {
+  const path = storePath();
+  const store = await openStore(path);
+  const random = seededRandom(27);
+  const other = new Database(path);
+  const unindexedNow = () => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return (db.query('SELECT COUNT(*) AS n FROM blob WHERE indexed = 0').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  let made = 0;
+  const text = () => enc(`blob ${made++} ${'word '.repeat(1 + random(40))}\n`);
+  let t = 1_000_000;
+  for (let step = 0; step < 120; step++) {
+    const move = random(10);
+    if (move < 3) {
+      for (let k = random(5); k >= 0; k--) {
+        const b = text();
+        store.putBlob(sha256(b), b);
+      }
+    } else if (move < 4) {
+      // Another process's sync adds a blob the index lacks.
+      const b = text();
+      other.run('INSERT INTO blob (hash, size, codec, bytes) VALUES (?, ?, ?, ?)', [sha256(b), b.length, 'raw', b]);
+    } else if (move < 5) {
+      t += 40_000;
+      store.collectBlobs(60_000, t);
+    }
+    store.barrier();
+    // A slice of no time indexes one blob: a backlog builds up, and each count is told apart.
+    expect(store.indexSome(0)).toBe(unindexedNow());
+  }
+  while (store.indexSome(50) > 0);
+  expect(unindexedNow()).toBe(0);
+  other.close();
+  store.close();
+});
+
 describe('collecting unreferenced blobs', () => {
   test('a blob nothing refers to is marked, then removed after the grace period; referenced ones stay', async () => {
     const path = storePath();

@@ -12,6 +12,12 @@ import type { Store } from '../store/store.ts';
 
 /** How long one slice indexes for: the longest a tool call waits behind it. */
 export const SLICE_MS = 15;
+/**
+ * How long the indexer waits after a slice that got no further (a write transaction was
+ * open, so the store indexed nothing): trying again at once would only ask the store, over
+ * and over, while the call that holds the transaction runs.
+ */
+export const BLOCKED_MS = 50;
 /** How often an idle indexer looks for blobs a sync added. */
 export const IDLE_MS = 1_000;
 /** How often an idle host collects unreferenced blobs, and how long one stays unreferenced before it goes. */
@@ -38,6 +44,7 @@ export function startIndexer(store: Store, lock: Lock, options: { readonly slice
   let waiters: (() => void)[] = [];
   let failedOnce = false;
   let collectedAt = -Infinity;
+  let leftBefore = Number.POSITIVE_INFINITY;
 
   const later = (ms: number) => {
     if (stopped) return;
@@ -72,9 +79,11 @@ export function startIndexer(store: Store, lock: Lock, options: { readonly slice
       for (const w of done) w();
       later(idleMs);
     } else {
-      // A fresh macrotask: a tool call that arrived meanwhile takes the lock first.
-      later(0);
+      // A fresh macrotask: a tool call that arrived meanwhile takes the lock first. A slice
+      // that got no further waits a little: the transaction in its way is some call's.
+      later(left >= leftBefore ? BLOCKED_MS : 0);
     }
+    leftBefore = left;
   }
   later(0);
   return {

@@ -196,6 +196,13 @@ export class SqliteStore implements Store {
   /** The newest held history row of each mount and path (`addVersion` asks). */
   private heldNewest = new Map<string, { readonly branch: string; readonly hash: string | null; readonly source: string }>();
   private heldCount = 0;
+  /**
+   * How many blobs the index lacks, as last counted (a count reads every such row), kept
+   * while nothing could have changed it: forgotten at every blob added here, every
+   * collection and every failure, and worth nothing once another connection committed
+   * (`data_version`); an index slice takes off what it marked.
+   */
+  private unindexedLeft: { n: number; dataVersion: number } | undefined;
   /** The seq the next held history row takes (known while rows are held; the write lock keeps it ours). */
   private nextSeq: number | undefined;
   /**
@@ -296,6 +303,7 @@ export class SqliteStore implements Store {
         }
       }
       this.dropAllHeld(); // they were the rolled-back transaction's
+      this.unindexedLeft = undefined; // the rollback may have undone blobs or index marks
       this.scanCache = undefined; // it may hold writes the failure undid
       throw fault;
     }
@@ -545,6 +553,7 @@ export class SqliteStore implements Store {
         if (length > BLOB_BYTES_HELD) {
           // Larger than the arena: inserted now (the held ones went first).
           this.q.putBlobKept.run(hash, bytes.length, packed.codec, packed.bytes);
+          this.unindexedLeft = undefined;
           return;
         }
         this.blobArena ??= new Uint8Array(BLOB_BYTES_HELD);
@@ -564,6 +573,7 @@ export class SqliteStore implements Store {
     // Another put may have stored one meanwhile: the insert keeps that row (and keeps it from collection).
     const arena = this.blobArena as Uint8Array;
     for (const [hash, b] of this.heldBlobs) this.q.putBlobKept.run(hash, b.size, b.codec, arena.subarray(b.at, b.at + b.length));
+    this.unindexedLeft = undefined;
     this.heldBlobs.clear();
     this.heldBlobBytes = 0;
   }
@@ -592,6 +602,7 @@ export class SqliteStore implements Store {
       this.begin();
       // Kept where it is there after all (a "surely not" is never wrong, and costs nothing if it were).
       this.q.putBlobKept.run(hash, size, packed.codec, packed.bytes);
+      this.unindexedLeft = undefined;
       this.notePut(hash);
       return true;
     }, 'all');
@@ -619,6 +630,8 @@ export class SqliteStore implements Store {
 
   /** Indexes rows in one transaction, a blob at a time until `until` (at least one, so it always moves on). */
   private indexRows(rows: readonly { id: number; codec: string; bytes: Uint8Array }[], until: number, now: () => number): void {
+    const left = this.unindexedLeft;
+    let marked = 0;
     this.db.transaction(() => {
       for (const [k, r] of rows.entries()) {
         if (k > 0 && now() >= until) break;
@@ -627,8 +640,11 @@ export class SqliteStore implements Store {
         const indexable = !looksBinary(bytes) && !bytes.includes(0);
         if (indexable) this.q.indexText.run(r.id, textDecoder.decode(bytes));
         this.q.setIndexed.run(indexable ? 1 : 2, r.id);
+        marked++;
       }
     }).immediate();
+    // Committed: the count as it was, less what this slice marked (a row it read was unindexed).
+    if (left !== undefined && this.unindexedLeft === left) this.unindexedLeft = { n: Math.max(0, left.n - marked), dataVersion: left.dataVersion };
   }
 
   collectBlobs(graceMs: number, now: number = Date.now()): { readonly marked: number; readonly removed: number } {
@@ -636,6 +652,7 @@ export class SqliteStore implements Store {
       if (this.db.inTransaction) return { marked: 0, removed: 0 };
       let marked = 0;
       let removed = 0;
+      this.unindexedLeft = undefined;
       this.db.transaction(() => {
         const refs = referencedHashes(this.db);
         const rows = this.db.query('SELECT id, hash, indexed, unreferenced_at FROM blob').all() as {
@@ -662,7 +679,13 @@ export class SqliteStore implements Store {
   }
 
   private unindexedCount(): number {
-    return (this.db.query('SELECT COUNT(*) AS n FROM blob WHERE indexed = 0').get() as { n: number }).n;
+    const dataVersion = (this.q.dataVersion.get() as { data_version: number }).data_version;
+    const known = this.unindexedLeft;
+    if (known !== undefined && known.dataVersion === dataVersion) return known.n;
+    // `indexed <> 1` lets SQLite use the partial index `blob_unindexed` for the rows to look at.
+    const n = (this.db.query('SELECT COUNT(*) AS n FROM blob WHERE indexed <> 1 AND indexed = 0').get() as { n: number }).n;
+    this.unindexedLeft = { n, dataVersion };
+    return n;
   }
 
   blobsMayHold(terms: readonly string[]): BlobLookup {
