@@ -414,9 +414,13 @@ function observeIn(disk: Disk, dir: HeldDir, name: string): Observation {
   const st = dir.lstat(name);
   if (st === null) return { kind: 'absent' };
   if (st.type === 'file') return { kind: 'file', meta: metaOf(disk, st) };
-  if (st.type === 'directory') return { kind: 'unobservable', reason: diskWords.directoryThere };
   if (st.type === 'symlink') return { kind: 'unobservable', reason: diskWords.isLink };
-  return { kind: 'unobservable', reason: diskWords.notRegular(st.type) };
+  return { kind: 'unobservable', reason: notAFile(st.type) };
+}
+
+/** Why what is there, not a regular file (nor a link, which each caller words), is not read. */
+function notAFile(type: StatInfo['type']): string {
+  return type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(type);
 }
 
 /** Why a symlink where a file is read is not read. */
@@ -475,7 +479,7 @@ function unfilled(size: number): Uint8Array {
 /** Reads an open regular file whole; null when it changed while it was read. */
 function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
   const before = fstatInfo(fd);
-  if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
+  if (before.type !== 'file') return { kind: 'unobservable', reason: notAFile(before.type) };
   const meta = metaOf(disk, before);
   if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
   const bytes = unfilled(meta.size);
@@ -551,7 +555,7 @@ function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, r
       if (type === undefined) return none({ kind: 'absent' });
       if (type !== 'file') {
         if (type === 'symlink') return none({ kind: 'unobservable', reason: linkClause(disk) });
-        return none({ kind: 'unobservable', reason: type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(type) });
+        return none({ kind: 'unobservable', reason: notAFile(type) });
       }
       const fd = where.dir.openFile(where.name, 'read');
       try {
@@ -587,7 +591,7 @@ function readOnce(disk: Disk, path: string, maxBytes: number): Look {
 /** Reads `length` bytes from `start` of an open regular file; null when it changed while it was read. */
 function readOpenRange(disk: Disk, fd: number, start: number, length: number, into: Uint8Array | undefined): RangeReading | null {
   const before = fstatInfo(fd);
-  if (before.type !== 'file') return { kind: 'unobservable', reason: before.type === 'directory' ? diskWords.directoryThere : diskWords.notRegular(before.type) };
+  if (before.type !== 'file') return { kind: 'unobservable', reason: notAFile(before.type) };
   const meta = metaOf(disk, before);
   const want = Math.max(0, Math.min(length, meta.size - start));
   const bytes = into !== undefined && into.length >= want ? into.subarray(0, want) : new Uint8Array(want);

@@ -552,8 +552,7 @@ export class SqliteStore implements Store {
         this.notePut(hash);
         if (length > BLOB_BYTES_HELD) {
           // Larger than the arena: inserted now (the held ones went first).
-          this.q.putBlobKept.run(hash, bytes.length, packed.codec, packed.bytes);
-          this.unindexedLeft = undefined;
+          this.insertBlob(hash, bytes.length, packed.codec, packed.bytes);
           return;
         }
         this.blobArena ??= new Uint8Array(BLOB_BYTES_HELD);
@@ -567,13 +566,18 @@ export class SqliteStore implements Store {
   }
 
   /** Inserts the held blobs, one after another. */
+  /** Inserts a blob's row, or keeps the one stored; the count of blobs left to index is counted again. */
+  private insertBlob(hash: Hash, size: number, codec: string, bytes: Uint8Array): void {
+    this.q.putBlobKept.run(hash, size, codec, bytes);
+    this.unindexedLeft = undefined;
+  }
+
   private flushBlobs(): void {
     if (this.heldBlobs.size === 0) return;
     this.begin();
     // Another put may have stored one meanwhile: the insert keeps that row (and keeps it from collection).
     const arena = this.blobArena as Uint8Array;
-    for (const [hash, b] of this.heldBlobs) this.q.putBlobKept.run(hash, b.size, b.codec, arena.subarray(b.at, b.at + b.length));
-    this.unindexedLeft = undefined;
+    for (const [hash, b] of this.heldBlobs) this.insertBlob(hash, b.size, b.codec, arena.subarray(b.at, b.at + b.length));
     this.heldBlobs.clear();
     this.heldBlobBytes = 0;
   }
@@ -601,8 +605,7 @@ export class SqliteStore implements Store {
       const packed = pack();
       this.begin();
       // Kept where it is there after all (a "surely not" is never wrong, and costs nothing if it were).
-      this.q.putBlobKept.run(hash, size, packed.codec, packed.bytes);
-      this.unindexedLeft = undefined;
+      this.insertBlob(hash, size, packed.codec, packed.bytes);
       this.notePut(hash);
       return true;
     }, 'all');
