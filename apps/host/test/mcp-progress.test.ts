@@ -107,7 +107,7 @@ describe('a cancelled materialize stops between files', () => {
   let w: Workspace;
   let session: StdioSession;
   // Enough files that the cancel lands while most are still drafts. On PostgreSQL each file
-  // drafted or written costs round trips (about 16 for an edit), so fewer files do there.
+  // drafted or written costs round trips (about a dozen in an edit_many), so fewer do there.
   const COUNT = TEST_ENGINE === 'postgres' ? 1000 : 3000;
   beforeAll(async () => {
     const files: Record<string, string> = {};
