@@ -11,6 +11,7 @@ import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { insideRel } from './disk/contain.ts';
 import { grepWorkers } from './grep/runner.ts';
+import { CallTracker } from './calls.ts';
 import { type Indexer, startIndexer } from './index/indexer.ts';
 import { directMount } from './mounts/direct.ts';
 import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
@@ -33,6 +34,8 @@ export interface Host {
   readonly store: Store | undefined;
   /** The background indexer of a long-running host (`watch: true`) with a store. */
   readonly indexer: Indexer | undefined;
+  /** The tool calls in flight that the servers track: the indexer waits while there are any. */
+  readonly calls: CallTracker;
   readonly branches: {
     list(): BranchInfo[];
     create(name: string): Promise<BranchOutcome>;
@@ -111,8 +114,9 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
     : undefined;
 
-  // A long-running host builds grep's index while idle; a one-shot command never waits for it.
-  const indexer = options.watch && store !== undefined ? startIndexer(store, lock) : undefined;
+  // A long-running host builds grep's index while idle (no tool call in flight); a one-shot command never waits for it.
+  const calls = new CallTracker();
+  const indexer = options.watch && store !== undefined ? startIndexer(store, lock, { busy: () => calls.size > 0 }) : undefined;
 
   const workspace: Workspace = {
     mounts,
@@ -124,6 +128,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     workspace,
     store,
     indexer,
+    calls,
     branches: branchCommands(store, lock),
     async acceptNewRoots(name) {
       const chosen = storeMounts.filter((m) => name === undefined || m.name === name);

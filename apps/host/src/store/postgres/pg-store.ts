@@ -126,6 +126,8 @@ export class PgStore implements Store {
   /** Record writes in the open transaction (blobs aside), and whether any was to shared records. */
   private txWrites = 0;
   private txShared = false;
+  /** How many bytes of text a slice of `indexSome` indexed per millisecond, as slices went (a guess at first). */
+  private indexBytesPerMs = 4096;
   /** Writes of the open transaction not sent yet: they go ahead of its next statement or its COMMIT. */
   private later: Statement[] = [];
   /** Record writes committed since the statistics were last renewed (see {@link ANALYZE_AFTER_WRITES}). */
@@ -745,16 +747,22 @@ export class PgStore implements Store {
 
   indexSome(budgetMs: number, now: () => number = () => performance.now()): number {
     if (this.txSession !== undefined) return this.unindexedCount();
-    const until = now() + budgetMs;
+    const started = now();
+    const until = started + budgetMs;
+    // The server's work (the trigram index's insert) is most of a slice: the slice takes as
+    // many bytes as the slices before managed in its budget, at least one blob.
+    const take = Math.max(1, this.indexBytesPerMs * budgetMs);
+    let indexed = 0;
     try {
       this.transaction(() => {
-        const rows = this.sql('SELECT id, codec, bytes FROM ws.blob WHERE indexed = 0 ORDER BY id LIMIT $1', [INDEX_BATCH], 'written');
+        const rows = this.sql('SELECT id, size, codec, bytes FROM ws.blob WHERE indexed = 0 ORDER BY id LIMIT $1', [INDEX_BATCH], 'written');
         const ids: string[] = [];
         const marks: number[] = [];
         const textIds: string[] = [];
         const texts: string[] = [];
         for (const [k, r] of rows.entries()) {
-          if (k > 0 && now() >= until) break;
+          if (k > 0 && (now() >= until || indexed + num(r.size) > take)) break;
+          indexed += num(r.size);
           const bytes = unpackBlob(String(r.codec), r.bytes as Uint8Array);
           // Binary-looking text is kept out: a search always reads it (and reports it as binary).
           const indexable = !looksBinary(bytes) && !bytes.includes(0);
@@ -777,6 +785,8 @@ export class PgStore implements Store {
       if (!(err instanceof PgStoreError && err.kind === 'conflict')) throw err;
       if (this.hold) this.hold.failed = undefined;
     }
+    const took = now() - started;
+    if (indexed > 0 && took > 0) this.indexBytesPerMs = (this.indexBytesPerMs + indexed / took) / 2;
     return this.unindexedCount();
   }
 
