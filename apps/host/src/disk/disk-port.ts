@@ -640,48 +640,151 @@ async function readFile(disk: Disk, path: string, maxBytes: number): Promise<Rea
   }
 }
 
-/** How many held directories a `readMany` keeps open at once (a walk's files come a directory at a time, subdirectories between). */
-const HELD_DIRS = 16;
+/**
+ * How many directories a `readMany` keeps open at once: the parents of its files and the
+ * directories on the way to them (a walk's files come a directory at a time, depth
+ * first, so the next parent's ancestors are mostly held already).
+ */
+const HELD_DIRS = 32;
 
 /** A directory `readMany` holds: open, with its path as resolved (links spelled out), or null where it could not be. */
 type HeldParent = { readonly dir: HeldDir; readonly rel: string } | null;
+
+/** The directories one `readMany` holds, by mount-relative path as named, least recently used first. */
+type BatchDirs = Map<string, HeldParent>;
+
+/** Holds `rel` in `dirs` (or its failure, as null), letting the least recently used go past {@link HELD_DIRS}. */
+function holdIn(dirs: BatchDirs, rel: string, held: HeldParent): HeldParent {
+  dirs.set(rel, held);
+  while (dirs.size > HELD_DIRS) {
+    const [oldest, first] = dirs.entries().next().value as [string, HeldParent];
+    dirs.delete(oldest);
+    first?.dir.close();
+  }
+  return held;
+}
+
+/**
+ * The directory `rel` for a batch's reads, where the mount follows no links: from the
+ * nearest directory above it that the batch holds, or the root, one component at a time
+ * (each opened as a walk opens it, `O_NOFOLLOW | O_DIRECTORY`, never through a link), and
+ * each directory opened on the way is held too. Null where a component is missing, a
+ * link, not a directory, or fails: the file is then read as `read` reads it alone.
+ */
+function batchDir(disk: Disk, dirs: BatchDirs, rel: string): HeldParent {
+  const got = dirs.get(rel);
+  if (got !== undefined) {
+    dirs.delete(rel);
+    dirs.set(rel, got);
+    return got;
+  }
+  let cut = rel.lastIndexOf('/');
+  let from: HeldDir | undefined;
+  for (; cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
+    const above = dirs.get(rel.slice(0, cut));
+    if (above === null) return holdIn(dirs, rel, null);
+    if (above !== undefined) {
+      dirs.delete(rel.slice(0, cut));
+      dirs.set(rel.slice(0, cut), above);
+      from = above.dir;
+      break;
+    }
+  }
+  if (from === undefined) {
+    cut = -1;
+    const top = dirs.get('');
+    if (top === null) return null;
+    if (top !== undefined) from = top.dir;
+    else {
+      try {
+        from = (holdIn(dirs, '', { dir: openRoot(disk.options.root), rel: '' }) as { dir: HeldDir }).dir;
+      } catch {
+        return holdIn(dirs, '', null);
+      }
+    }
+    if (rel === '') return dirs.get('') ?? null;
+  }
+  let dir = from;
+  for (let at = cut + 1; at < rel.length; ) {
+    const end = rel.indexOf('/', at);
+    const stop = end < 0 ? rel.length : end;
+    const here = rel.slice(0, stop);
+    try {
+      dir = (holdIn(dirs, here, { dir: dir.openDir(rel.slice(at, stop)), rel: here }) as { dir: HeldDir }).dir;
+    } catch {
+      // Missing, a link, a file, or unreadable: the paths beneath are read alone, which says why.
+      return holdIn(dirs, here, null);
+    }
+    at = stop + 1;
+  }
+  return dirs.get(rel) ?? null;
+}
+
+/** The parent directory of `path` for a batch's reads (see {@link batchDir}; where links are followed, resolved from the root). */
+function batchParent(disk: Disk, dirs: BatchDirs, parentRel: string): HeldParent {
+  if (!disk.options.followSymlinks) return batchDir(disk, dirs, parentRel);
+  const got = dirs.get(parentRel);
+  if (got !== undefined) return got;
+  let parent: HeldParent;
+  try {
+    const opened = openDirectory(disk.options.root, parentRel, true);
+    parent = opened.ok ? { dir: opened.dir, rel: opened.rel } : null;
+  } catch {
+    parent = null;
+  }
+  return holdIn(dirs, parentRel, parent);
+}
+
+/**
+ * Reads an open regular file whole, where `before` is the stat of its name just before
+ * it was opened: the file opened must be that very file (same device and inode), a
+ * regular file, and unchanged from that stat to the end of the read; else null (the
+ * caller reads it again as `read` would).
+ */
+function readOpenSeen(disk: Disk, fd: number, before: StatInfo, maxBytes: number): Reading | null {
+  const meta = metaOf(disk, before);
+  if (meta.size > maxBytes) {
+    const now = fstatInfo(fd);
+    return now.type === 'file' && now.dev === before.dev && sameStat(before, now) ? { kind: 'file', meta, bytes: null } : null;
+  }
+  const bytes = unfilled(meta.size);
+  let off = 0;
+  while (off < bytes.length) {
+    const n = readSync(fd, bytes, off, bytes.length - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  if (off !== bytes.length) return null;
+  const after = fstatInfo(fd);
+  return after.type === 'file' && after.dev === before.dev && sameStat(before, after) ? { kind: 'file', meta, bytes } : null;
+}
 
 /**
  * One file read from its held parent, or null where anything is unusual — a name that
  * needs checking, a boundary, no regular file there, a file changing or emptied just
  * now, any failure — and `readFile` decides it as it would alone.
  */
-function readHeld(disk: Disk, parents: Map<string, HeldParent>, named: string, maxBytes: number): Reading | null {
-  if (leaves(named) || named.includes('\0')) return null;
-  const path = normal(named);
-  if (path === '' || leaves(path)) return null;
+function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number): Reading | null {
+  let path = named;
+  if (!PLAIN.test(named)) {
+    if (leaves(named) || named.includes('\0')) return null;
+    path = normal(named);
+    if (path === '' || leaves(path)) return null;
+  } else if (named.includes('\0')) return null;
   const slash = path.lastIndexOf('/');
   const parentRel = slash < 0 ? '' : path.slice(0, slash);
   const name = path.slice(slash + 1);
-  let parent = parents.get(parentRel);
-  if (parent === undefined) {
-    if (parents.size >= HELD_DIRS) {
-      const [oldest, held] = parents.entries().next().value as [string, HeldParent];
-      held?.dir.close();
-      parents.delete(oldest);
-    }
-    try {
-      const opened = openDirectory(disk.options.root, parentRel, disk.options.followSymlinks);
-      parent = opened.ok ? { dir: opened.dir, rel: opened.rel } : null;
-    } catch {
-      parent = null;
-    }
-    parents.set(parentRel, parent);
-  }
+  const parent = batchParent(disk, dirs, parentRel);
   if (parent === null) return null;
-  const resolved = parent.rel === '' ? name : `${parent.rel}/${name}`;
-  if (bounded(disk, shown(disk, path), path, 'read') !== null || bounded(disk, shown(disk, path), resolved, 'read') !== null) return null;
+  const resolved = parent.rel === parentRel ? path : parent.rel === '' ? name : `${parent.rel}/${name}`;
+  if (bounded(disk, path, path, 'read') !== null || (resolved !== path && bounded(disk, path, resolved, 'read') !== null)) return null;
   try {
-    if (parent.dir.lstat(name)?.type !== 'file') return null;
+    const seen = parent.dir.lstat(name);
+    if (seen === null || seen.type !== 'file') return null;
     const fd = parent.dir.openFile(name, 'read');
     let got: Reading | null;
     try {
-      got = readOpen(disk, fd, maxBytes);
+      got = readOpenSeen(disk, fd, seen, maxBytes);
     } finally {
       closeSync(fd);
     }
@@ -694,12 +797,12 @@ function readHeld(disk: Disk, parents: Map<string, HeldParent>, named: string, m
 }
 
 async function readMany(disk: Disk, paths: readonly string[], maxBytes: number): Promise<Reading[]> {
-  const parents = new Map<string, HeldParent>();
+  const dirs: BatchDirs = new Map();
   const out: Reading[] = [];
   try {
-    for (const path of paths) out.push(readHeld(disk, parents, path, maxBytes) ?? (await readFile(disk, path, maxBytes)));
+    for (const path of paths) out.push(readHeld(disk, dirs, path, maxBytes) ?? (await readFile(disk, path, maxBytes)));
   } finally {
-    for (const held of parents.values()) held?.dir.close();
+    for (const held of dirs.values()) held?.dir.close();
   }
   return out;
 }
