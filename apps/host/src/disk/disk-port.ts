@@ -80,8 +80,14 @@ export interface HostDisk extends DiskPort {
   contain(path: string, purpose: Purpose): Containment;
   /** What is at `path` (symlinks followed only where the mount follows them). Synchronous: one stat. */
   kindOf(path: string): PathKind;
-  /** A walk; `shallow`: the directory's own entries only (a listing that is not recursive). */
-  walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
+  /**
+   * A walk; `shallow`: the directory's own entries only (a listing that is not recursive).
+   * Each walk reads the ignore files as they are now; `continuing`: this walk is a part of
+   * one begun by a walk just before (a search's walk in parts, see `walkInParts`), and
+   * reads them as that walk did — one logical walk reads each ignore file once, not once
+   * a part (a grep's 1,400 parts stat'd the root's `.gitignore` 1,400 times).
+   */
+  walk(dir: string, options?: { readonly shallow?: boolean; readonly continuing?: boolean }): Promise<Walk>;
   /**
    * Told that a caller walked all of `dir` in parts, each complete and readable (a
    * search's walk): where `dir` is the root, that is a whole walk, and the deferred sweep
@@ -145,7 +151,12 @@ interface Disk {
   readDirsTimer?: ReturnType<typeof setTimeout>;
   /** The deferred whole-tree sweep of leftovers (see {@link SWEEP_DELAY_MS}). */
   sweep?: ReturnType<typeof setTimeout>;
+  /** The number of the last walk begun here (a walk `continuing` it is a part of it), for the walk's Workers. */
+  walk?: number;
 }
+
+/** Walks begun in this process, so each has a number of its own (see `WalkTask.walk`). */
+let walksBegun = 0;
 
 /** How many racy reads' bytes a disk keeps, and how many bytes in all. */
 const RACY_READS = 512;
@@ -988,7 +999,7 @@ function passedOverDir(rules: WalkRules, dir: string): string | undefined {
   }
 }
 
-function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
+function walkDir(disk: Disk, dir: string, shallow: boolean, continuing = false): Walk {
   dropReadDirs(disk);
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const tally = newTally();
@@ -998,7 +1009,10 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
   const where = contain(disk, dir, 'read');
   if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
   // Each walk reads the ignore files as they are now: a .gitignore edited while a server runs counts from the next walk.
-  rules.renew?.();
+  if (!continuing || disk.walk === undefined) {
+    rules.renew?.();
+    disk.walk = ++walksBegun;
+  }
   visitTree(
     { root, from: normal(dir), rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
     tally,
@@ -1018,18 +1032,21 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
  * another Worker's subtree, which one walk would not enter twice), and rules a Worker
  * can make again from their spec. Anywhere else, or past the cap, one thread walks.
  */
-async function walkSoon(disk: Disk, dir: string, shallow: boolean): Promise<Walk> {
+async function walkSoon(disk: Disk, dir: string, shallow: boolean, continuing: boolean): Promise<Walk> {
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const spec = rules.spec;
   const workers = walkWorkers();
-  if (shallow || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) return walkDir(disk, dir, shallow);
+  if (shallow || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) return walkDir(disk, dir, shallow, continuing);
   dropReadDirs(disk);
   const where = contain(disk, dir, 'read');
   if (!where.ok) return { files: [], directories: [], passedOver: [], unreadable: [{ path: dir, reason: where.message }], incomplete: null };
-  rules.renew?.();
+  if (!continuing || disk.walk === undefined) {
+    rules.renew?.();
+    disk.walk = ++walksBegun;
+  }
   const from = normal(dir);
-  const walked = await walkInParallel({ root, from, rules: { ...rules, spec }, time: disk.time, cap: walkCap, workers, minEntries: PARALLEL_FROM, metaOf: (info) => metaOf(disk, info) });
-  if (walked === null) return walkDir(disk, dir, false);
+  const walked = await walkInParallel({ root, from, rules: { ...rules, spec }, time: disk.time, cap: walkCap, walk: disk.walk, workers, minEntries: PARALLEL_FROM, metaOf: (info) => metaOf(disk, info) });
+  if (walked === null) return walkDir(disk, dir, false, true);
   if (from === '' && walked.unreadable.length === 0) clearTimeout(disk.sweep);
   return { ...walked, incomplete: null };
 }
@@ -1129,7 +1146,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     locateRoot: async () => locateRoot(options.root),
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
-    walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false),
+    walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false, walkOptions?.continuing ?? false),
     walkedWhole: (dir) => {
       if (normal(dir) === '') clearTimeout(disk.sweep);
     },
