@@ -153,6 +153,9 @@ interface Disk {
   sweep?: ReturnType<typeof setTimeout>;
   /** The number of the last walk begun here (a walk `continuing` it is a part of it), for the walk's Workers. */
   walk?: number;
+  /** Directories the parts of a walk in parts were listed from, held for its next parts (see {@link WALK_DIR_MS}). */
+  walkDirs?: BatchDirs;
+  walkDirsTimer?: ReturnType<typeof setTimeout>;
 }
 
 /** Walks begun in this process, so each has a number of its own (see `WalkTask.walk`). */
@@ -890,6 +893,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, { expect, ex
 
 function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: HostExpectation): WriteResult {
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: true, followLeaf: false });
@@ -971,6 +975,7 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, { expect, expectB
 
 function unlinkFile(disk: Disk, path: string, expect: HostExpectation): UnlinkResult {
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: false, followLeaf: false });
@@ -999,22 +1004,70 @@ function passedOverDir(rules: WalkRules, dir: string): string | undefined {
   }
 }
 
+/**
+ * How long the directories a walk in parts listed its parts from stay held for its next
+ * parts, in ms (at most {@link HELD_DIRS} at once): a search's walk comes in about 1,400
+ * parts, each of which opened its directory from the root twice (to check it, then to
+ * list it). A part listed through a directory held this long is listed as it is now,
+ * from where that directory is now — what a walk that took this long does anyway. Let go
+ * at the next walk that is not a part, and at every effect.
+ */
+const WALK_DIR_MS = 1_000;
+
+/** Lets the directories held for a walk's parts go. */
+function dropWalkDirs(disk: Disk): void {
+  if (disk.walkDirs !== undefined) for (const held of disk.walkDirs.values()) held?.dir.close();
+  disk.walkDirs = undefined;
+  if (disk.walkDirsTimer !== undefined) clearTimeout(disk.walkDirsTimer);
+  disk.walkDirsTimer = undefined;
+}
+
+/**
+ * The directory `from` of a part of a walk in parts, held: from the directories the
+ * walk's earlier parts were listed from (see {@link batchDir}: never through a link), or
+ * null where it is not a plain path inside, is ws's own, or cannot be opened so — the
+ * part is then checked and opened from the root, which says why.
+ */
+function walkPartDir(disk: Disk, from: string): HeldDir | null {
+  if (disk.options.followSymlinks || !holdsByDescriptor || from === '' || !checked(disk, from, 'read').ok || !PLAIN.test(from)) return null;
+  if (disk.walkDirs === undefined) {
+    disk.walkDirs = new Map();
+    disk.walkDirsTimer = setTimeout(() => dropWalkDirs(disk), WALK_DIR_MS);
+    (disk.walkDirsTimer as { unref?: () => void }).unref?.();
+  }
+  return batchDir(disk, disk.walkDirs, from)?.dir ?? null;
+}
+
 function walkDir(disk: Disk, dir: string, shallow: boolean, continuing = false): Walk {
   dropReadDirs(disk);
+  if (!continuing) dropWalkDirs(disk);
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const tally = newTally();
   const files: { path: string; meta: FileMeta }[] = [];
   const directories: string[] = [];
   const passedOver: { path: string; reason: string; directory: boolean }[] = [];
-  const where = contain(disk, dir, 'read');
-  if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  if (continuing) putOffSweep(disk);
+  const fromDir = continuing ? walkPartDir(disk, dir) : null;
+  if (fromDir === null) {
+    const where = contain(disk, dir, 'read');
+    if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  }
   // Each walk reads the ignore files as they are now: a .gitignore edited while a server runs counts from the next walk.
   if (!continuing || disk.walk === undefined) {
     rules.renew?.();
     disk.walk = ++walksBegun;
   }
   visitTree(
-    { root, from: normal(dir), rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
+    {
+      root,
+      from: normal(dir),
+      rules,
+      followSymlinks,
+      cap: walkCap,
+      shallow,
+      onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }),
+      ...(fromDir === null ? {} : { fromDir }),
+    },
     tally,
     (path, kind, info) => {
       if (kind === 'directory') directories.push(path);
@@ -1022,7 +1075,7 @@ function walkDir(disk: Disk, dir: string, shallow: boolean, continuing = false):
     },
   );
   // A whole walk removed every leftover it met, as the deferred sweep would: the sweep is not needed.
-  if (normal(dir) === '' && !shallow && tally.incomplete === undefined && tally.unreadable.length === 0) clearTimeout(disk.sweep);
+  if (normal(dir) === '' && !shallow && tally.incomplete === undefined && tally.unreadable.length === 0) cancelSweep(disk);
   return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
 }
 
@@ -1042,6 +1095,7 @@ async function walkSoon(disk: Disk, dir: string, shallow: boolean, continuing: b
   // with them, and was no sooner done).
   if (shallow || continuing || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) return walkDir(disk, dir, shallow, continuing);
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   const where = contain(disk, dir, 'read');
   if (!where.ok) return { files: [], directories: [], passedOver: [], unreadable: [{ path: dir, reason: where.message }], incomplete: null };
   if (!continuing || disk.walk === undefined) {
@@ -1051,7 +1105,7 @@ async function walkSoon(disk: Disk, dir: string, shallow: boolean, continuing: b
   const from = normal(dir);
   const walked = await walkInParallel({ root, from, rules: { ...rules, spec }, time: disk.time, cap: walkCap, walk: disk.walk, workers, minEntries: PARALLEL_FROM, metaOf: (info) => metaOf(disk, info) });
   if (walked === null) return walkDir(disk, dir, false, true);
-  if (from === '' && walked.unreadable.length === 0) clearTimeout(disk.sweep);
+  if (from === '' && walked.unreadable.length === 0) cancelSweep(disk);
   return { ...walked, incomplete: null };
 }
 
@@ -1074,6 +1128,7 @@ function locateRoot(root: string): RootLocation {
 /** Fsyncs `dir` and each parent up to the root: a write may have created them. */
 function syncUp(disk: Disk, dir: string): void {
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   for (let at = dir; ; at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '') {
     try {
       const opened = openDirectory(disk.options.root, at, disk.options.followSymlinks);
@@ -1116,6 +1171,32 @@ function timeKeeping(options: DiskOptions): TimeKeeping {
  */
 const SWEEP_DELAY_MS = 3_000;
 
+/** Sets the deferred sweep to run `ms` from now (see {@link diskPort}). */
+function armSweep(disk: Disk, ms: number): void {
+  disk.sweep = setTimeout(() => {
+    disk.sweep = undefined;
+    sweepTree(disk.options.root, disk.options.rules);
+  }, ms);
+  (disk.sweep as { unref?: () => void }).unref?.();
+}
+
+/** The deferred sweep is not needed (a whole walk removed every leftover it would). */
+function cancelSweep(disk: Disk): void {
+  clearTimeout(disk.sweep);
+  disk.sweep = undefined;
+}
+
+/**
+ * Puts the deferred sweep off while a walk in parts is under way (it would list the whole
+ * tree on this thread in the middle of a search): to {@link SWEEP_DELAY_MS} after this
+ * part, where it has not run yet. A walk read through to its end makes it needless.
+ */
+function putOffSweep(disk: Disk): void {
+  if (disk.sweep === undefined) return;
+  clearTimeout(disk.sweep);
+  armSweep(disk, SWEEP_DELAY_MS);
+}
+
 /** A walk's rules where nothing walks (a reader only reads). */
 const NO_WALK: WalkRules = { passOver: () => undefined };
 
@@ -1141,8 +1222,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     time: timeKeeping(options),
     racyReads: new Map(),
   };
-  disk.sweep = setTimeout(() => sweepTree(options.root, options.rules), SWEEP_DELAY_MS);
-  (disk.sweep as { unref?: () => void }).unref?.();
+  armSweep(disk, SWEEP_DELAY_MS);
   return {
     root: options.root,
     contain: (path, purpose) => contain(disk, path, purpose),
@@ -1152,7 +1232,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
     walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false, walkOptions?.continuing ?? false),
     walkedWhole: (dir) => {
-      if (normal(dir) === '') clearTimeout(disk.sweep);
+      if (normal(dir) === '') cancelSweep(disk);
     },
     readRange: (path, start, length, into) => readRange(disk, path, start, length, into),
     passedOver: (dir) => passedOverDir(options.rules, normal(dir)),
