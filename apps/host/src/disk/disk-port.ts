@@ -80,8 +80,14 @@ export interface HostDisk extends DiskPort {
   contain(path: string, purpose: Purpose): Containment;
   /** What is at `path` (symlinks followed only where the mount follows them). Synchronous: one stat. */
   kindOf(path: string): PathKind;
-  /** A walk; `shallow`: the directory's own entries only (a listing that is not recursive). */
-  walk(dir: string, options?: { readonly shallow?: boolean }): Promise<Walk>;
+  /**
+   * A walk; `shallow`: the directory's own entries only (a listing that is not recursive).
+   * Each walk reads the ignore files as they are now; `continuing`: this walk is a part of
+   * one begun by a walk just before (a search's walk in parts, see `walkInParts`), and
+   * reads them as that walk did — one logical walk reads each ignore file once, not once
+   * a part (a grep's 1,400 parts stat'd the root's `.gitignore` 1,400 times).
+   */
+  walk(dir: string, options?: { readonly shallow?: boolean; readonly continuing?: boolean }): Promise<Walk>;
   /**
    * Told that a caller walked all of `dir` in parts, each complete and readable (a
    * search's walk): where `dir` is the root, that is a whole walk, and the deferred sweep
@@ -145,7 +151,15 @@ interface Disk {
   readDirsTimer?: ReturnType<typeof setTimeout>;
   /** The deferred whole-tree sweep of leftovers (see {@link SWEEP_DELAY_MS}). */
   sweep?: ReturnType<typeof setTimeout>;
+  /** The number of the last walk begun here (a walk `continuing` it is a part of it), for the walk's Workers. */
+  walk?: number;
+  /** Directories the parts of a walk in parts were listed from, held for its next parts (see {@link WALK_DIR_MS}). */
+  walkDirs?: BatchDirs;
+  walkDirsTimer?: ReturnType<typeof setTimeout>;
 }
+
+/** Walks begun in this process, so each has a number of its own (see `WalkTask.walk`). */
+let walksBegun = 0;
 
 /** How many racy reads' bytes a disk keeps, and how many bytes in all. */
 const RACY_READS = 512;
@@ -640,48 +654,151 @@ async function readFile(disk: Disk, path: string, maxBytes: number): Promise<Rea
   }
 }
 
-/** How many held directories a `readMany` keeps open at once (a walk's files come a directory at a time, subdirectories between). */
-const HELD_DIRS = 16;
+/**
+ * How many directories a `readMany` keeps open at once: the parents of its files and the
+ * directories on the way to them (a walk's files come a directory at a time, depth
+ * first, so the next parent's ancestors are mostly held already).
+ */
+const HELD_DIRS = 32;
 
 /** A directory `readMany` holds: open, with its path as resolved (links spelled out), or null where it could not be. */
 type HeldParent = { readonly dir: HeldDir; readonly rel: string } | null;
+
+/** The directories one `readMany` holds, by mount-relative path as named, least recently used first. */
+type BatchDirs = Map<string, HeldParent>;
+
+/** Holds `rel` in `dirs` (or its failure, as null), letting the least recently used go past {@link HELD_DIRS}. */
+function holdIn(dirs: BatchDirs, rel: string, held: HeldParent): HeldParent {
+  dirs.set(rel, held);
+  while (dirs.size > HELD_DIRS) {
+    const [oldest, first] = dirs.entries().next().value as [string, HeldParent];
+    dirs.delete(oldest);
+    first?.dir.close();
+  }
+  return held;
+}
+
+/**
+ * The directory `rel` for a batch's reads, where the mount follows no links: from the
+ * nearest directory above it that the batch holds, or the root, one component at a time
+ * (each opened as a walk opens it, `O_NOFOLLOW | O_DIRECTORY`, never through a link), and
+ * each directory opened on the way is held too. Null where a component is missing, a
+ * link, not a directory, or fails: the file is then read as `read` reads it alone.
+ */
+function batchDir(disk: Disk, dirs: BatchDirs, rel: string): HeldParent {
+  const got = dirs.get(rel);
+  if (got !== undefined) {
+    dirs.delete(rel);
+    dirs.set(rel, got);
+    return got;
+  }
+  let cut = rel.lastIndexOf('/');
+  let from: HeldDir | undefined;
+  for (; cut > 0; cut = rel.lastIndexOf('/', cut - 1)) {
+    const above = dirs.get(rel.slice(0, cut));
+    if (above === null) return holdIn(dirs, rel, null);
+    if (above !== undefined) {
+      dirs.delete(rel.slice(0, cut));
+      dirs.set(rel.slice(0, cut), above);
+      from = above.dir;
+      break;
+    }
+  }
+  if (from === undefined) {
+    cut = -1;
+    const top = dirs.get('');
+    if (top === null) return null;
+    if (top !== undefined) from = top.dir;
+    else {
+      try {
+        from = (holdIn(dirs, '', { dir: openRoot(disk.options.root), rel: '' }) as { dir: HeldDir }).dir;
+      } catch {
+        return holdIn(dirs, '', null);
+      }
+    }
+    if (rel === '') return dirs.get('') ?? null;
+  }
+  let dir = from;
+  for (let at = cut + 1; at < rel.length; ) {
+    const end = rel.indexOf('/', at);
+    const stop = end < 0 ? rel.length : end;
+    const here = rel.slice(0, stop);
+    try {
+      dir = (holdIn(dirs, here, { dir: dir.openDir(rel.slice(at, stop)), rel: here }) as { dir: HeldDir }).dir;
+    } catch {
+      // Missing, a link, a file, or unreadable: the paths beneath are read alone, which says why.
+      return holdIn(dirs, here, null);
+    }
+    at = stop + 1;
+  }
+  return dirs.get(rel) ?? null;
+}
+
+/** The parent directory of `path` for a batch's reads (see {@link batchDir}; where links are followed, resolved from the root). */
+function batchParent(disk: Disk, dirs: BatchDirs, parentRel: string): HeldParent {
+  if (!disk.options.followSymlinks) return batchDir(disk, dirs, parentRel);
+  const got = dirs.get(parentRel);
+  if (got !== undefined) return got;
+  let parent: HeldParent;
+  try {
+    const opened = openDirectory(disk.options.root, parentRel, true);
+    parent = opened.ok ? { dir: opened.dir, rel: opened.rel } : null;
+  } catch {
+    parent = null;
+  }
+  return holdIn(dirs, parentRel, parent);
+}
+
+/**
+ * Reads an open regular file whole, where `before` is the stat of its name just before
+ * it was opened: the file opened must be that very file (same device and inode), a
+ * regular file, and unchanged from that stat to the end of the read; else null (the
+ * caller reads it again as `read` would).
+ */
+function readOpenSeen(disk: Disk, fd: number, before: StatInfo, maxBytes: number): Reading | null {
+  const meta = metaOf(disk, before);
+  if (meta.size > maxBytes) {
+    const now = fstatInfo(fd);
+    return now.type === 'file' && now.dev === before.dev && sameStat(before, now) ? { kind: 'file', meta, bytes: null } : null;
+  }
+  const bytes = unfilled(meta.size);
+  let off = 0;
+  while (off < bytes.length) {
+    const n = readSync(fd, bytes, off, bytes.length - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  if (off !== bytes.length) return null;
+  const after = fstatInfo(fd);
+  return after.type === 'file' && after.dev === before.dev && sameStat(before, after) ? { kind: 'file', meta, bytes } : null;
+}
 
 /**
  * One file read from its held parent, or null where anything is unusual — a name that
  * needs checking, a boundary, no regular file there, a file changing or emptied just
  * now, any failure — and `readFile` decides it as it would alone.
  */
-function readHeld(disk: Disk, parents: Map<string, HeldParent>, named: string, maxBytes: number): Reading | null {
-  if (leaves(named) || named.includes('\0')) return null;
-  const path = normal(named);
-  if (path === '' || leaves(path)) return null;
+function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number): Reading | null {
+  let path = named;
+  if (!PLAIN.test(named)) {
+    if (leaves(named) || named.includes('\0')) return null;
+    path = normal(named);
+    if (path === '' || leaves(path)) return null;
+  } else if (named.includes('\0')) return null;
   const slash = path.lastIndexOf('/');
   const parentRel = slash < 0 ? '' : path.slice(0, slash);
   const name = path.slice(slash + 1);
-  let parent = parents.get(parentRel);
-  if (parent === undefined) {
-    if (parents.size >= HELD_DIRS) {
-      const [oldest, held] = parents.entries().next().value as [string, HeldParent];
-      held?.dir.close();
-      parents.delete(oldest);
-    }
-    try {
-      const opened = openDirectory(disk.options.root, parentRel, disk.options.followSymlinks);
-      parent = opened.ok ? { dir: opened.dir, rel: opened.rel } : null;
-    } catch {
-      parent = null;
-    }
-    parents.set(parentRel, parent);
-  }
+  const parent = batchParent(disk, dirs, parentRel);
   if (parent === null) return null;
-  const resolved = parent.rel === '' ? name : `${parent.rel}/${name}`;
-  if (bounded(disk, shown(disk, path), path, 'read') !== null || bounded(disk, shown(disk, path), resolved, 'read') !== null) return null;
+  const resolved = parent.rel === parentRel ? path : parent.rel === '' ? name : `${parent.rel}/${name}`;
+  if (bounded(disk, path, path, 'read') !== null || (resolved !== path && bounded(disk, path, resolved, 'read') !== null)) return null;
   try {
-    if (parent.dir.lstat(name)?.type !== 'file') return null;
+    const seen = parent.dir.lstat(name);
+    if (seen === null || seen.type !== 'file') return null;
     const fd = parent.dir.openFile(name, 'read');
     let got: Reading | null;
     try {
-      got = readOpen(disk, fd, maxBytes);
+      got = readOpenSeen(disk, fd, seen, maxBytes);
     } finally {
       closeSync(fd);
     }
@@ -694,12 +811,12 @@ function readHeld(disk: Disk, parents: Map<string, HeldParent>, named: string, m
 }
 
 async function readMany(disk: Disk, paths: readonly string[], maxBytes: number): Promise<Reading[]> {
-  const parents = new Map<string, HeldParent>();
+  const dirs: BatchDirs = new Map();
   const out: Reading[] = [];
   try {
-    for (const path of paths) out.push(readHeld(disk, parents, path, maxBytes) ?? (await readFile(disk, path, maxBytes)));
+    for (const path of paths) out.push(readHeld(disk, dirs, path, maxBytes) ?? (await readFile(disk, path, maxBytes)));
   } finally {
-    for (const held of parents.values()) held?.dir.close();
+    for (const held of dirs.values()) held?.dir.close();
   }
   return out;
 }
@@ -776,6 +893,7 @@ function putIn(disk: Disk, dir: HeldDir, tmp: string, name: string, { expect, ex
 
 function writeFile(disk: Disk, path: string, bytes: Uint8Array, mode: number | null, expect: HostExpectation): WriteResult {
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: true, followLeaf: false });
@@ -857,6 +975,7 @@ function removeChecked(disk: Disk, dir: HeldDir, name: string, { expect, expectB
 
 function unlinkFile(disk: Disk, path: string, expect: HostExpectation): UnlinkResult {
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   let where: Leaf;
   try {
     where = locate(disk, path, 'change', { create: false, followLeaf: false });
@@ -885,19 +1004,70 @@ function passedOverDir(rules: WalkRules, dir: string): string | undefined {
   }
 }
 
-function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
+/**
+ * How long the directories a walk in parts listed its parts from stay held for its next
+ * parts, in ms (at most {@link HELD_DIRS} at once): a search's walk comes in about 1,400
+ * parts, each of which opened its directory from the root twice (to check it, then to
+ * list it). A part listed through a directory held this long is listed as it is now,
+ * from where that directory is now — what a walk that took this long does anyway. Let go
+ * at the next walk that is not a part, and at every effect.
+ */
+const WALK_DIR_MS = 1_000;
+
+/** Lets the directories held for a walk's parts go. */
+function dropWalkDirs(disk: Disk): void {
+  if (disk.walkDirs !== undefined) for (const held of disk.walkDirs.values()) held?.dir.close();
+  disk.walkDirs = undefined;
+  if (disk.walkDirsTimer !== undefined) clearTimeout(disk.walkDirsTimer);
+  disk.walkDirsTimer = undefined;
+}
+
+/**
+ * The directory `from` of a part of a walk in parts, held: from the directories the
+ * walk's earlier parts were listed from (see {@link batchDir}: never through a link), or
+ * null where it is not a plain path inside, is ws's own, or cannot be opened so — the
+ * part is then checked and opened from the root, which says why.
+ */
+function walkPartDir(disk: Disk, from: string): HeldDir | null {
+  if (disk.options.followSymlinks || !holdsByDescriptor || from === '' || !checked(disk, from, 'read').ok || !PLAIN.test(from)) return null;
+  if (disk.walkDirs === undefined) {
+    disk.walkDirs = new Map();
+    disk.walkDirsTimer = setTimeout(() => dropWalkDirs(disk), WALK_DIR_MS);
+    (disk.walkDirsTimer as { unref?: () => void }).unref?.();
+  }
+  return batchDir(disk, disk.walkDirs, from)?.dir ?? null;
+}
+
+function walkDir(disk: Disk, dir: string, shallow: boolean, continuing = false): Walk {
   dropReadDirs(disk);
+  if (!continuing) dropWalkDirs(disk);
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const tally = newTally();
   const files: { path: string; meta: FileMeta }[] = [];
   const directories: string[] = [];
   const passedOver: { path: string; reason: string; directory: boolean }[] = [];
-  const where = contain(disk, dir, 'read');
-  if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  if (continuing) putOffSweep(disk);
+  const fromDir = continuing ? walkPartDir(disk, dir) : null;
+  if (fromDir === null) {
+    const where = contain(disk, dir, 'read');
+    if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+  }
   // Each walk reads the ignore files as they are now: a .gitignore edited while a server runs counts from the next walk.
-  rules.renew?.();
+  if (!continuing || disk.walk === undefined) {
+    rules.renew?.();
+    disk.walk = ++walksBegun;
+  }
   visitTree(
-    { root, from: normal(dir), rules, followSymlinks, cap: walkCap, shallow, onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }) },
+    {
+      root,
+      from: normal(dir),
+      rules,
+      followSymlinks,
+      cap: walkCap,
+      shallow,
+      onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }),
+      ...(fromDir === null ? {} : { fromDir }),
+    },
     tally,
     (path, kind, info) => {
       if (kind === 'directory') directories.push(path);
@@ -905,29 +1075,37 @@ function walkDir(disk: Disk, dir: string, shallow: boolean): Walk {
     },
   );
   // A whole walk removed every leftover it met, as the deferred sweep would: the sweep is not needed.
-  if (normal(dir) === '' && !shallow && tally.incomplete === undefined && tally.unreadable.length === 0) clearTimeout(disk.sweep);
+  if (normal(dir) === '' && !shallow && tally.incomplete === undefined && tally.unreadable.length === 0) cancelSweep(disk);
   return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
 }
 
 /**
- * Where a whole walk may split its subtrees among Workers (see `walk-parallel.ts`):
- * directories held by descriptor, links not followed (a followed link may lead into
+ * Where a whole walk may split its subtrees among Workers (see `walk-parallel.ts`): not a
+ * part of a walk in parts (`continuing`), directories held by descriptor, links not followed (a followed link may lead into
  * another Worker's subtree, which one walk would not enter twice), and rules a Worker
  * can make again from their spec. Anywhere else, or past the cap, one thread walks.
  */
-async function walkSoon(disk: Disk, dir: string, shallow: boolean): Promise<Walk> {
+async function walkSoon(disk: Disk, dir: string, shallow: boolean, continuing: boolean): Promise<Walk> {
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const spec = rules.spec;
   const workers = walkWorkers();
-  if (shallow || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) return walkDir(disk, dir, shallow);
+  // A part of a walk in parts (a search's) is walked here: the search's own Workers read
+  // and search the parts already walked meanwhile, so Workers of the walk's own would only
+  // compete with them for the cores (on 2 cores a grep of 42,000 files took 0.5 s more CPU
+  // with them, and was no sooner done).
+  if (shallow || continuing || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) return walkDir(disk, dir, shallow, continuing);
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   const where = contain(disk, dir, 'read');
   if (!where.ok) return { files: [], directories: [], passedOver: [], unreadable: [{ path: dir, reason: where.message }], incomplete: null };
-  rules.renew?.();
+  if (!continuing || disk.walk === undefined) {
+    rules.renew?.();
+    disk.walk = ++walksBegun;
+  }
   const from = normal(dir);
-  const walked = await walkInParallel({ root, from, rules: { ...rules, spec }, time: disk.time, cap: walkCap, workers, minEntries: PARALLEL_FROM, metaOf: (info) => metaOf(disk, info) });
-  if (walked === null) return walkDir(disk, dir, false);
-  if (from === '' && walked.unreadable.length === 0) clearTimeout(disk.sweep);
+  const walked = await walkInParallel({ root, from, rules: { ...rules, spec }, time: disk.time, cap: walkCap, walk: disk.walk, workers, minEntries: PARALLEL_FROM, metaOf: (info) => metaOf(disk, info) });
+  if (walked === null) return walkDir(disk, dir, false, true);
+  if (from === '' && walked.unreadable.length === 0) cancelSweep(disk);
   return { ...walked, incomplete: null };
 }
 
@@ -950,6 +1128,7 @@ function locateRoot(root: string): RootLocation {
 /** Fsyncs `dir` and each parent up to the root: a write may have created them. */
 function syncUp(disk: Disk, dir: string): void {
   dropReadDirs(disk);
+  dropWalkDirs(disk);
   for (let at = dir; ; at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '') {
     try {
       const opened = openDirectory(disk.options.root, at, disk.options.followSymlinks);
@@ -992,6 +1171,32 @@ function timeKeeping(options: DiskOptions): TimeKeeping {
  */
 const SWEEP_DELAY_MS = 3_000;
 
+/** Sets the deferred sweep to run `ms` from now (see {@link diskPort}). */
+function armSweep(disk: Disk, ms: number): void {
+  disk.sweep = setTimeout(() => {
+    disk.sweep = undefined;
+    sweepTree(disk.options.root, disk.options.rules);
+  }, ms);
+  (disk.sweep as { unref?: () => void }).unref?.();
+}
+
+/** The deferred sweep is not needed (a whole walk removed every leftover it would). */
+function cancelSweep(disk: Disk): void {
+  clearTimeout(disk.sweep);
+  disk.sweep = undefined;
+}
+
+/**
+ * Puts the deferred sweep off while a walk in parts is under way (it would list the whole
+ * tree on this thread in the middle of a search): to {@link SWEEP_DELAY_MS} after this
+ * part, where it has not run yet. A walk read through to its end makes it needless.
+ */
+function putOffSweep(disk: Disk): void {
+  if (disk.sweep === undefined) return;
+  clearTimeout(disk.sweep);
+  armSweep(disk, SWEEP_DELAY_MS);
+}
+
 /** A walk's rules where nothing walks (a reader only reads). */
 const NO_WALK: WalkRules = { passOver: () => undefined };
 
@@ -1017,8 +1222,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     time: timeKeeping(options),
     racyReads: new Map(),
   };
-  disk.sweep = setTimeout(() => sweepTree(options.root, options.rules), SWEEP_DELAY_MS);
-  (disk.sweep as { unref?: () => void }).unref?.();
+  armSweep(disk, SWEEP_DELAY_MS);
   return {
     root: options.root,
     contain: (path, purpose) => contain(disk, path, purpose),
@@ -1026,9 +1230,9 @@ export function diskPort(options: DiskOptions): HostDisk {
     locateRoot: async () => locateRoot(options.root),
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes) => readFile(disk, path, maxBytes),
-    walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false),
+    walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false, walkOptions?.continuing ?? false),
     walkedWhole: (dir) => {
-      if (normal(dir) === '') clearTimeout(disk.sweep);
+      if (normal(dir) === '') cancelSweep(disk);
     },
     readRange: (path, start, length, into) => readRange(disk, path, start, length, into),
     passedOver: (dir) => passedOverDir(options.rules, normal(dir)),

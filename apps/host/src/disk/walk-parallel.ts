@@ -22,6 +22,12 @@ import { newTally, visitTree } from './walk.ts';
 /** One Worker's share: subtrees to walk, each from its root down (in this order). */
 export interface WalkTask {
   readonly id: number;
+  /**
+   * The walk this task is a part of (unique in the process): a Worker makes its rules once
+   * a walk — each ignore file read once, as one thread's walk reads it — and afresh for
+   * the next walk, so an ignore file edited between walks counts from the next.
+   */
+  readonly walk: number;
   readonly root: string;
   readonly from: readonly string[];
   readonly rules: WalkRulesSpec;
@@ -95,6 +101,8 @@ export interface ParallelOptions {
   readonly rules: WalkRules & { readonly spec: WalkRulesSpec };
   readonly time: TimeKeeping;
   readonly cap: number;
+  /** Which walk this is (see {@link WalkTask.walk}). */
+  readonly walk: number;
   readonly workers: number;
   /** Use Workers only where the top of the tree shows at least this many entries or {@link TASKS}/2 subtrees (tests: 0). */
   readonly minEntries: number;
@@ -271,6 +279,7 @@ async function inWorkers(options: ParallelOptions, dirs: (Item & { kind: 'direct
         taskId = id++;
         const task: WalkTask = {
           id: taskId,
+          walk: options.walk,
           root: options.root,
           from: batch.map((d) => d.path),
           rules: options.rules.spec,

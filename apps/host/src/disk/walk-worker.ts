@@ -12,8 +12,18 @@ import type { WalkTask, WalkTaskResult } from './walk-parallel.ts';
 
 declare const self: Worker;
 
+/** The rules made for the walk the last task was a part of, by walk and spec. */
+let made: { readonly key: string; readonly rules: ReturnType<typeof walkRules> } | undefined;
+
+/** The rules for `task`: those made for an earlier task of the same walk, else made now (each ignore file read as it is now). */
+function rulesFor(task: WalkTask): ReturnType<typeof walkRules> {
+  const key = JSON.stringify([task.walk, task.rules]);
+  if (made?.key !== key) made = { key, rules: walkRules(task.rules.mountIgnore, task.rules.storeRel, task.rules.ignoreFilesRoot) };
+  return made.rules;
+}
+
 function run(task: WalkTask): WalkTaskResult {
-  const rules = walkRules(task.rules.mountIgnore, task.rules.storeRel, task.rules.ignoreFilesRoot);
+  const rules = rulesFor(task);
   const time = { granularityMs: task.granularityMs, coarseMs: task.coarseMs, now: Date.now };
   const out: WalkTaskResult = { id: task.id, parts: [] };
   for (const from of task.from) {

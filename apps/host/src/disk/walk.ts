@@ -41,6 +41,12 @@ export interface WalkOptions {
   readonly onTemporary?: (path: string, mtimeMs: number) => void;
   /** `from` is a directory another walk listed: where it is gone, count it as vanished (as that walk would have). */
   readonly fromListed?: boolean;
+  /**
+   * The directory `from`, held by the caller (opened from its held parent as a walk opens
+   * a directory, never through a link, where the mount follows none): listed from it, not
+   * opened from the root again, and left open for the caller.
+   */
+  readonly fromDir?: HeldDir;
 }
 
 /** A new, empty tally. */
@@ -161,8 +167,11 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
   /** Enters `rel`: from its held parent (never through a link there), or from the root where a link led to it. */
   const enter = (parent: HeldDir | null, rel: string): boolean => {
     let dir: HeldDir;
+    const given = parent === null && rel === options.from ? options.fromDir : undefined;
     try {
-      if (parent !== null) {
+      if (given !== undefined) {
+        dir = given;
+      } else if (parent !== null) {
         dir = parent.openDir(rel.slice(rel.lastIndexOf('/') + 1));
       } else {
         const opened = openDirectory(root, rel, followSymlinks);
@@ -193,7 +202,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       if (code !== 'ENOENT' && code !== 'ENOTDIR') tally.unreadable.push({ path: rel, reason: describeFsError(err) });
       return true;
     } finally {
-      dir.close();
+      if (dir !== given) dir.close();
     }
   };
 

@@ -205,8 +205,11 @@ export async function* walkInParts(
     seen++;
     return true;
   };
+  let begun = false;
   async function* part(at: string, depth: number): AsyncGenerator<Walked[], boolean> {
-    const walked = await disk.walk(at, { shallow: depth < partDepth });
+    // One walk in parts: the ignore files are read once, as by the whole walk, not again for each part.
+    const walked = await disk.walk(at, { shallow: depth < partDepth, continuing: begun });
+    begun = true;
     if (walked.unreadable.length > 0 || walked.incomplete !== null) whole = false;
     const found: Walked[] = [];
     for (const entry of inWalkOrder(walked)) {

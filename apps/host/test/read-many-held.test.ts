@@ -1,0 +1,235 @@
+/**
+ * `readMany` (grep's Workers read through it) holds the directories on the way to its
+ * files and opens each new one from the nearest it holds. What that must never do:
+ * follow a directory on the way that was swapped for a symlink (or renamed away,
+ * deleted, or replaced by a FIFO) between two reads of one batch, mix up directories of
+ * deep trees, or keep descriptors — during a batch at most its bound, after it none.
+ *
+ * A batch is paused between two reads by an empty file written just now: its stat is
+ * racy, so `readMany` leaves it to `read`, which waits a few ms to look again — the
+ * batch has run up to there synchronously when `readMany` returns its promise, and the
+ * test changes the tree before it awaits the rest.
+ */
+import { describe, expect, test } from 'bun:test';
+import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Reading } from '@ws/reconcile';
+import { diskPort, diskReader } from '../src/disk/disk-port.ts';
+import { walkRules } from '../src/disk/rules.ts';
+import { dec, seededRandom, tempDir } from './fixtures.ts';
+
+/** Every stat racy (a granularity of a minute): an empty file pauses a batch (see above). */
+const options = (root: string) => ({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 100_000, timestampGranularityMs: 60_000 });
+const text = (r: Reading) => (r.kind === 'file' && r.bytes !== null ? dec(r.bytes) : r.kind);
+const openFds = () => readdirSync('/proc/self/fd').length;
+const PAUSE = 'pause.txt';
+
+/** A batch's reads, as the disk reads them itself or as grep's Workers do (a reader made from its spec). */
+function reader(root: string, how: 'disk' | 'reader'): (paths: readonly string[], maxBytes: number) => Promise<Reading[]> {
+  const disk = diskPort(options(root));
+  return how === 'disk' ? disk.readMany : diskReader(disk.readerSpec).readMany;
+}
+
+/** A tree inside (a/b and a/d, each with files and a subdirectory) and one outside with the same names holding a secret. */
+function trees(): { root: string; outside: string } {
+  const root = tempDir('ws-held-');
+  const outside = tempDir('ws-held-out-');
+  for (const base of [root, outside]) {
+    for (const dir of ['a/b/c', 'a/d/e', 'b/c', 'd/e']) mkdirSync(join(base, dir), { recursive: true });
+  }
+  const files = ['a/top.txt', 'a/b/one.txt', 'a/b/two.txt', 'a/b/c/three.txt', 'a/d/four.txt', 'a/d/e/five.txt'];
+  for (const f of files) writeFileSync(join(root, f), `inside ${f}`);
+  // The outside's files sit where a link in place of a/b or a/d would lead.
+  for (const f of files) writeFileSync(join(outside, f.replace(/^a\/[bd]\//, (m) => m.slice(2))), 'outside secret');
+  for (const f of files) writeFileSync(join(outside, f), 'outside secret');
+  writeFileSync(join(root, PAUSE), '');
+  return { root, outside };
+}
+
+/** The files read after the pause: under a/b (held before it) and under a/d (not yet opened). */
+const AFTER = ['a/b/two.txt', 'a/b/c/three.txt', 'a/d/four.txt', 'a/d/e/five.txt'];
+const BATCH = ['a/top.txt', 'a/b/one.txt', PAUSE, ...AFTER];
+
+describe('a batch whose directories change between two of its reads', () => {
+  test('a directory on the way swapped for a symlink leading out: never read through, the one not yet opened refused', async () => {
+    for (const how of ['disk', 'reader'] as const) {
+      const { root, outside } = trees();
+      const read = reader(root, how);
+      const pending = read(BATCH, 1000);
+      // a/b is held now (its first file was read); a/d is not.
+      renameSync(join(root, 'a/b'), join(root, 'a/b.old'));
+      symlinkSync(join(outside, 'b'), join(root, 'a/b'));
+      renameSync(join(root, 'a/d'), join(root, 'a/d.old'));
+      symlinkSync(join(outside, 'd'), join(root, 'a/d'));
+      const got = (await pending).map(text);
+      expect(got.slice(0, 3), how).toEqual(['inside a/top.txt', 'inside a/b/one.txt', '']);
+      expect(got.join('\n'), how).not.toContain('outside');
+      // Through the directory held, wherever it was moved to: its own files, as a read made a moment earlier.
+      expect(got[3], how).toBe('inside a/b/two.txt');
+      expect(got[4], how).toBe('inside a/b/c/three.txt');
+      // a/d was opened only after the swap: the link is refused, never followed.
+      expect(got[5], how).toBe('unobservable');
+      expect(got[6], how).toBe('unobservable');
+      // The next batch holds nothing from this one: a/b is the link now, and refused.
+      expect((await read(AFTER, 1000)).map(text), how).toEqual(['unobservable', 'unobservable', 'unobservable', 'unobservable']);
+    }
+  });
+
+  test('a directory on the way renamed away, or deleted: what is not there is absent, nothing is read from elsewhere', async () => {
+    for (const [change, how] of [['renamed', 'disk'], ['deleted', 'disk'], ['renamed', 'reader'], ['deleted', 'reader']] as const) {
+      const { root, outside } = trees();
+      const pending = reader(root, how)(BATCH, 1000);
+      if (change === 'renamed') {
+        // Out of the mount altogether (same file system), and something else made in its place.
+        renameSync(join(root, 'a/d'), join(outside, 'moved-d'));
+        mkdirSync(join(root, 'a/d'));
+        writeFileSync(join(root, 'a/d/four.txt'), 'the new a/d');
+        renameSync(join(root, 'a/b'), join(outside, 'moved-b'));
+      } else {
+        rmSync(join(root, 'a/d'), { recursive: true });
+        rmSync(join(root, 'a/b'), { recursive: true });
+      }
+      const got = (await pending).map(text);
+      expect(got.slice(0, 3), change).toEqual(['inside a/top.txt', 'inside a/b/one.txt', '']);
+      expect(got.join('\n'), change).not.toContain('outside');
+      if (change === 'renamed') {
+        // a/b was held: its files as they were a moment ago (the directory moved, its files are the mount's own).
+        expect(got.slice(3, 5), change).toEqual(['inside a/b/two.txt', 'inside a/b/c/three.txt']);
+        // a/d was opened after: the one there now.
+        expect(got.slice(5), change).toEqual(['the new a/d', 'absent']);
+      } else {
+        // A held directory deleted holds nothing: absent, as a read alone says.
+        expect(got.slice(3), change).toEqual(['absent', 'absent', 'absent', 'absent']);
+      }
+    }
+  });
+
+  test('a directory on the way, or a file, replaced by a FIFO: refused from a stat, never opened, nothing waits', async () => {
+    const { root } = trees();
+    const disk = diskPort(options(root));
+    const pending = diskReader(disk.readerSpec).readMany([...BATCH, 'a/top.txt'], 1000);
+    rmSync(join(root, 'a/d'), { recursive: true });
+    expect(Bun.spawnSync(['mkfifo', join(root, 'a/d')]).exitCode).toBe(0);
+    rmSync(join(root, 'a/b/two.txt'));
+    expect(Bun.spawnSync(['mkfifo', join(root, 'a/b/two.txt')]).exitCode).toBe(0);
+    const got = await pending;
+    expect(got[3].kind).toBe('unobservable');
+    expect(got[3].kind === 'unobservable' && got[3].reason).toContain('fifo');
+    expect(text(got[4])).toBe('inside a/b/c/three.txt');
+    // A FIFO where a directory was: nothing under it (a read alone says the same).
+    expect(got.slice(5, 7).map(text)).toEqual([text(await disk.read('a/d/four.txt', 1000)), text(await disk.read('a/d/e/five.txt', 1000))]);
+    expect(got.slice(5, 7).map((r) => r.kind)).toEqual(['absent', 'absent']);
+    expect(text(got[7])).toBe('inside a/top.txt');
+  });
+});
+
+describe('many files in deep trees', () => {
+  test('directories deeper than the batch holds, with names repeated at every depth, each read finds its own file, in any order', async () => {
+    const root = tempDir('ws-held-deep-');
+    const random = seededRandom(4101);
+    const names = ['a', 'b', 'c'];
+    const files: string[] = [];
+    // Chains of 40 directories (deeper than the 32 a batch holds), branching at random depths.
+    for (let i = 0; i < 60; i++) {
+      const depth = 1 + random(45);
+      const dirs = Array.from({ length: depth }, () => names[random(names.length)]).join('/');
+      const path = `${dirs}/${names[random(names.length)]}.txt`;
+      if (files.includes(path)) continue;
+      mkdirSync(join(root, dirs), { recursive: true });
+      writeFileSync(join(root, path), `this is ${path}`);
+      files.push(path);
+    }
+    const disk = diskPort({ ...options(root), timestampGranularityMs: 1 });
+    await Bun.sleep(50);
+    const shuffled = [...files];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = random(i + 1);
+      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
+    await Bun.sleep(600);
+    const before = openFds();
+    for (const order of [[...files].sort(), files, shuffled, [...files].reverse()]) {
+      for (const [how, read] of [['disk', disk.readMany], ['reader', diskReader(disk.readerSpec).readMany]] as const) {
+        const got = (await read(order, 1000)).map(text);
+        expect(got, how).toEqual(order.map((p) => `this is ${p}`));
+      }
+    }
+    expect(openFds()).toBe(before);
+  });
+
+  test('a batch across many directories holds at most its bound of descriptors while it runs, and none after it, failures included', async () => {
+    const root = tempDir('ws-held-fds-');
+    const paths: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      mkdirSync(join(root, `d${i % 40}/e${i}`), { recursive: true });
+      writeFileSync(join(root, `d${i % 40}/e${i}/f.txt`), `file ${i}`);
+      paths.push(`d${i % 40}/e${i}/f.txt`);
+    }
+    // Failures on the way: missing directories, a file as a directory, a link, a FIFO.
+    symlinkSync(join(root, 'd1'), join(root, 'link'));
+    expect(Bun.spawnSync(['mkfifo', join(root, 'fifo')]).exitCode).toBe(0);
+    writeFileSync(join(root, PAUSE), '');
+    const failing = ['nope/x.txt', 'd0/e0/f.txt/x', 'link/e1/f.txt', 'fifo/x', 'fifo', 'd0/none/deeper/x.txt'];
+    const disk = diskPort(options(root));
+    // What earlier reads hold for a moment is let go first.
+    await Bun.sleep(600);
+    const before = openFds();
+    const pending = disk.readMany([...paths, ...failing, PAUSE, ...paths.slice(0, 10)], 1000);
+    // Paused after 120 files in 160 directories: what is held now is the batch's bound (32) at most.
+    const during = openFds() - before;
+    const got = (await pending).map(text);
+    expect(during).toBeGreaterThan(0);
+    expect(during).toBeLessThanOrEqual(32);
+    expect(got.slice(0, 120)).toEqual(paths.map((_, i) => `file ${i}`));
+    expect(got.slice(120, 126)).toEqual(['absent', 'absent', 'unobservable', 'absent', 'unobservable', 'absent']);
+    // The failures were read as `read` reads them, whose directories are held a moment (READ_DIR_MS) and then let go.
+    await Bun.sleep(600);
+    expect(openFds()).toBe(before);
+  });
+});
+
+describe('files rewritten while a batch reads them', () => {
+  // Each version is put in by a rename (as editors and ws save): a name may lead to another
+  // file between the stat a batch makes of it and its open, and the file read must then be
+  // the one stated, or be read again. (A file written in place is another matter: a write
+  // in progress changes no stat a reader can see until it ends, for any reader.)
+  test('a file replaced by a rename between its stat and its read: every reading is one whole version, never the stated size of another', async () => {
+    const root = tempDir('ws-held-writer-');
+    const names = Array.from({ length: 6 }, (_, i) => `w${i % 2}/f${i}.txt`);
+    mkdirSync(join(root, 'w0'));
+    mkdirSync(join(root, 'w1'));
+    // Version k: "k;" over and over, its size growing with k (a size is never seen twice, so any change shows in a stat).
+    const version = (k: number) => `${k};`.repeat(4000 + k);
+    for (const n of names) writeFileSync(join(root, n), version(0));
+    const writer = Bun.spawn(
+      [
+        'bun',
+        '-e',
+        `const { renameSync, writeFileSync } = require('node:fs');
+         const names = ${JSON.stringify(names.map((n) => join(root, n)))};
+         for (let k = 1; ; k++) for (const n of names) { writeFileSync(n + '.new', \`\${k};\`.repeat(4000 + k)); renameSync(n + '.new', n); }`,
+      ],
+      { stdout: 'ignore', stderr: 'inherit' },
+    );
+    try {
+      const read = reader(root, 'reader');
+      let whole = 0;
+      for (let round = 0; round < 400; round++) {
+        for (const r of await read(names, 1 << 20)) {
+          if (r.kind !== 'file') {
+            expect(r.kind === 'unobservable' && r.reason).toContain('changing');
+            continue;
+          }
+          const got = text(r);
+          const k = Number(got.slice(0, got.indexOf(';')));
+          expect(got === version(k), `a reading mixes versions: ${got.length} bytes starting ${got.slice(0, 12)}`).toBe(true);
+          whole++;
+        }
+      }
+      expect(whole).toBeGreaterThan(0);
+    } finally {
+      writer.kill();
+      await writer.exited;
+    }
+  });
+});
