@@ -750,30 +750,6 @@ function batchParent(disk: Disk, dirs: BatchDirs, parentRel: string): HeldParent
 }
 
 /**
- * Reads an open regular file whole, where `before` is the stat of its name just before
- * it was opened: the file opened must be that very file (same device and inode), a
- * regular file, and unchanged from that stat to the end of the read; else null (the
- * caller reads it again as `read` would).
- */
-function readOpenSeen(disk: Disk, fd: number, before: StatInfo, maxBytes: number): Reading | null {
-  const meta = metaOf(disk, before);
-  if (meta.size > maxBytes) {
-    const now = fstatInfo(fd);
-    return now.type === 'file' && now.dev === before.dev && sameStat(before, now) ? { kind: 'file', meta, bytes: null } : null;
-  }
-  const bytes = unfilled(meta.size);
-  let off = 0;
-  while (off < bytes.length) {
-    const n = readSync(fd, bytes, off, bytes.length - off, off);
-    if (n === 0) break;
-    off += n;
-  }
-  if (off !== bytes.length) return null;
-  const after = fstatInfo(fd);
-  return after.type === 'file' && after.dev === before.dev && sameStat(before, after) ? { kind: 'file', meta, bytes } : null;
-}
-
-/**
  * One file read from its held parent, or null where anything is unusual — a name that
  * needs checking, a boundary, no regular file there, a file changing or emptied just
  * now, any failure — and `readFile` decides it as it would alone.
@@ -793,12 +769,13 @@ function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number):
   const resolved = parent.rel === parentRel ? path : parent.rel === '' ? name : `${parent.rel}/${name}`;
   if (bounded(disk, path, path, 'read') !== null || (resolved !== path && bounded(disk, path, resolved, 'read') !== null)) return null;
   try {
-    const seen = parent.dir.lstat(name);
-    if (seen === null || seen.type !== 'file') return null;
+    // The name's stat picks the regular files; the descriptor's own stat, before a byte is
+    // read, makes sure what was opened is one (a FIFO swapped in meanwhile is not read from).
+    if (parent.dir.lstat(name)?.type !== 'file') return null;
     const fd = parent.dir.openFile(name, 'read');
     let got: Reading | null;
     try {
-      got = readOpenSeen(disk, fd, seen, maxBytes);
+      got = readOpen(disk, fd, maxBytes);
     } finally {
       closeSync(fd);
     }
