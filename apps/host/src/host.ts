@@ -11,13 +11,13 @@ import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { insideRel } from './disk/contain.ts';
 import { grepWorkers } from './grep/runner.ts';
-import { type Indexer, startIndexer } from './index/indexer.ts';
+import type { Indexer } from './index/indexer.ts';
 import { directMount } from './mounts/direct.ts';
-import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
+import type { StoreMount } from './mounts/store-backed/mount.ts';
 import type { Lock } from './store/lock.ts';
 import { openConfiguredStore } from './store/open-store.ts';
 import type { BranchInfo, Store } from './store/store.ts';
-import { type Watching, watchMounts } from './watch.ts';
+import type { Watching } from './watch.ts';
 
 /** SHA-256 of the bytes, hex: how the store names a blob. */
 export const sha256: Hasher = (bytes) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
@@ -84,9 +84,11 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   const { prescanner } = workers;
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
+  // Loaded only where a mount is store-backed: a command on direct mounts never parses it.
+  const { storeMount } = store === undefined ? { storeMount: undefined } : await import('./mounts/store-backed/mount.ts');
   for (const m of config.mounts) {
     const storeRel = insideRel(m.root, config.storePath);
-    if (m.backend === 'direct' || store === undefined) {
+    if (m.backend === 'direct' || store === undefined || storeMount === undefined) {
       mounts.push(directMount(m, storeRel, undefined, prescanner));
     } else {
       const wrap = options.wrapDisk;
@@ -107,12 +109,13 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     throw err;
   }
 
+  // The watchers and the indexer are a long-running host's: a one-shot command loads neither.
   const watchers: Watching | undefined = options.watch
-    ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
+    ? (await import('./watch.ts')).watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
     : undefined;
 
   // A long-running host builds grep's index while idle; a one-shot command never waits for it.
-  const indexer = options.watch && store !== undefined ? startIndexer(store, lock) : undefined;
+  const indexer = options.watch && store !== undefined ? (await import('./index/indexer.ts')).startIndexer(store, lock) : undefined;
 
   const workspace: Workspace = {
     mounts,
