@@ -76,6 +76,14 @@ function settlingLock(lock: Lock, store: Store | undefined): Lock {
 /** Opens the host for a configuration: the store (under its lock), the mounts, recovery, watchers. */
 export async function openHost(config: HostConfig, options: HostOptions): Promise<Host> {
   const anyStore = config.mounts.some((m) => m.backend === 'store');
+  // What only some hosts need loads while the store opens, so it is there when it is
+  // wanted: the store-backed mount where a mount is store-backed, the watchers and the
+  // indexer for a long-running host. A one-shot command on direct mounts parses none of it.
+  const storeModule = anyStore ? import('./mounts/store-backed/mount.ts') : undefined;
+  const longRunning = options.watch ? Promise.all([import('./watch.ts'), import('./index/indexer.ts')]) : undefined;
+  // Awaited below; a store that fails to open leaves them unawaited, not unhandled.
+  storeModule?.catch(() => undefined);
+  longRunning?.catch(() => undefined);
   const { store, lock: storeLock } = await openConfiguredStore(config, { open: anyStore, ...options.store });
   const lock = settlingLock(storeLock, store);
   // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call;
@@ -84,8 +92,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   const { prescanner } = workers;
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
-  // Loaded only where a mount is store-backed: a command on direct mounts never parses it.
-  const { storeMount } = store === undefined ? { storeMount: undefined } : await import('./mounts/store-backed/mount.ts');
+  const storeMount = store === undefined || storeModule === undefined ? undefined : (await storeModule).storeMount;
   for (const m of config.mounts) {
     const storeRel = insideRel(m.root, config.storePath);
     if (m.backend === 'direct' || store === undefined || storeMount === undefined) {
@@ -109,13 +116,11 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     throw err;
   }
 
-  // The watchers and the indexer are a long-running host's: a one-shot command loads neither.
-  const watchers: Watching | undefined = options.watch
-    ? (await import('./watch.ts')).watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
-    : undefined;
+  const later = longRunning === undefined ? undefined : await longRunning;
+  const watchers: Watching | undefined = later?.[0].watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath);
 
   // A long-running host builds grep's index while idle; a one-shot command never waits for it.
-  const indexer = options.watch && store !== undefined ? (await import('./index/indexer.ts')).startIndexer(store, lock) : undefined;
+  const indexer = later !== undefined && store !== undefined ? later[1].startIndexer(store, lock) : undefined;
 
   const workspace: Workspace = {
     mounts,
