@@ -11,6 +11,7 @@ import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { insideRel } from './disk/contain.ts';
 import { grepWorkers } from './grep/runner.ts';
+import { CallTracker } from './calls.ts';
 import type { Indexer } from './index/indexer.ts';
 import { directMount } from './mounts/direct.ts';
 import type { StoreMount } from './mounts/store-backed/mount.ts';
@@ -33,6 +34,8 @@ export interface Host {
   readonly store: Store | undefined;
   /** The background indexer of a long-running host (`watch: true`) with a store. */
   readonly indexer: Indexer | undefined;
+  /** The tool calls in flight that the servers track: the indexer waits while there are any. */
+  readonly calls: CallTracker;
   readonly branches: {
     list(): BranchInfo[];
     create(name: string): Promise<BranchOutcome>;
@@ -119,8 +122,9 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   const later = longRunning === undefined ? undefined : await longRunning;
   const watchers: Watching | undefined = later?.[0].watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath);
 
-  // A long-running host builds grep's index while idle; a one-shot command never waits for it.
-  const indexer = later !== undefined && store !== undefined ? later[1].startIndexer(store, lock) : undefined;
+  // A long-running host builds grep's index while idle (no tool call in flight); a one-shot command never waits for it.
+  const calls = new CallTracker();
+  const indexer = later !== undefined && store !== undefined ? later[1].startIndexer(store, lock, { busy: () => calls.size > 0 }) : undefined;
 
   const workspace: Workspace = {
     mounts,
@@ -132,6 +136,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     workspace,
     store,
     indexer,
+    calls,
     branches: branchCommands(store, lock),
     async acceptNewRoots(name) {
       const chosen = storeMounts.filter((m) => name === undefined || m.name === name);

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Workspace } from '@ws/tools';
 import type { TokenGate } from './auth.ts';
-import { type CallTracker, createMcpServer } from './mcp.ts';
+import type { CallTracker } from './calls.ts';
+import { createMcpServer } from './mcp.ts';
 import { type ReviewServer, REVIEW_PATH, isReviewPath } from './review/server.ts';
 import type { SessionTable } from './sessions.ts';
 

@@ -9,6 +9,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { handleToolCall, listingOf, type Progress, type ToolListing, tools, type Workspace } from '@ws/tools';
+import { CallTracker } from './calls.ts';
 
 /** The server's name and version as clients see them. */
 export const SERVER_INFO = { name: 'ws', version: '0.1.0' } as const;
@@ -16,41 +17,6 @@ export const SERVER_INFO = { name: 'ws', version: '0.1.0' } as const;
 const INSTRUCTIONS =
   'File tools over named mounts: every path starts with its mount name (e.g. work/src/a.ts). ' +
   'Pages and answers that stop early say in their note how to read on.';
-
-/** Calls in flight, so a stopping server can let them finish before it closes the store. */
-export class CallTracker {
-  private readonly running = new Set<Promise<unknown>>();
-
-  /** Counts `call` in flight until it settles. */
-  track<T>(call: Promise<T>): Promise<T> {
-    this.running.add(call);
-    const done = () => this.running.delete(call);
-    call.then(done, done);
-    return call;
-  }
-
-  /** How many calls are in flight. */
-  get size(): number {
-    return this.running.size;
-  }
-
-  /** Resolves when every call in flight has settled, or after `maxMs`; true when they all settled. */
-  async settled(maxMs: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<false>((done) => {
-      timer = setTimeout(() => done(false), maxMs);
-    });
-    const all = (async () => {
-      while (this.running.size > 0) await Promise.allSettled([...this.running]);
-      return true as const;
-    })();
-    try {
-      return await Promise.race([all, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
 
 /** At most this often a call's progress is sent (a few a second). */
 const PROGRESS_EVERY_MS = 250;

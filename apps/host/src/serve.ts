@@ -9,7 +9,7 @@ import { TokenGate, tokenDigest } from './auth.ts';
 import type { HostConfig } from './config.ts';
 import { tokenPath } from './disk/token-file.ts';
 import { openHost } from './host.ts';
-import { CallTracker, createMcpServer } from './mcp.ts';
+import { createMcpServer } from './mcp.ts';
 import { type HttpContext, MCP_PATH, NO_OWNER, answer, rpcError } from './mcp-http.ts';
 import { type ReviewServer, REVIEW_PATH, reviewServer } from './review/server.ts';
 import { SessionTable } from './sessions.ts';
@@ -66,7 +66,7 @@ export async function serveMcpStdio(config: HostConfig): Promise<void> {
   keepStdoutForProtocol();
   logFaults();
   const host = await openHost(config, { watch: true });
-  const calls = new CallTracker();
+  const calls = host.calls;
   const server = createMcpServer(host.workspace, config.resultMaxChars, calls);
   server.onerror = (err) => log(`MCP: ${err.message}`);
   const stopped = Promise.race([
@@ -161,7 +161,7 @@ export async function startMcpHttp(config: HostConfig, options: HttpOptions): Pr
     sessions,
     gate,
     review,
-    calls: new CallTracker(),
+    calls: host.calls,
     log,
     local: new Set(),
     closedSessions: 0,

@@ -192,6 +192,96 @@ describe('the PostgreSQL store', () => {
     store.close();
   });
 
+  test('a slice of the index takes as many bytes as the slices before managed in its budget: with a budget of 1 ms, one blob of 32 KB a slice', async () => {
+    const url = await freshDatabase();
+    const { store, lock } = await openPgStore(url, { host: 'a', roots: [] });
+    // Text with a trigram index entry for nearly every position: the server's insert is most of a slice.
+    let seed = 4242;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    const words = (n: number) => Array.from({ length: n }, () => (random() % 2 ** 30).toString(36)).join(' ');
+    for (let i = 0; i < 12; i++) put(store, 'main', `f${i}.txt`, words(32 * 1024 / 7).slice(0, 32 * 1024));
+    store.barrier();
+    const left = [await lock.run(async () => store.indexSome(0))];
+    while (left[left.length - 1] > 0 && left.length < 20) left.push(await lock.run(async () => store.indexSome(1)));
+    expect(left).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    lock.close();
+    store.close();
+  });
+
+  test('a write sent with the next statement that fails fails that statement; nothing of its transaction is stored, and the store goes on', async () => {
+    const url = await freshDatabase();
+    const { store, lock } = await openPgStore(url, { host: 'a', roots: ['/a'] });
+    put(store, 'main', 'kept.txt', 'before');
+    store.barrier();
+    // The server refuses one evidence row: the write waits in the queue, so the refusal comes back on what follows it.
+    await sql(url, async (db) => {
+      await db.unsafe(`CREATE FUNCTION ws.refuse_bad() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        IF NEW.path = 'bad.txt' THEN RAISE EXCEPTION 'refused here'; END IF; RETURN NEW; END $$`);
+      await db.unsafe('CREATE TRIGGER refuse_bad BEFORE INSERT OR UPDATE ON ws.evidence FOR EACH ROW EXECUTE FUNCTION ws.refuse_bad()');
+    });
+    for (const next of ['a read', 'the commit'] as const) {
+      let failed: unknown;
+      try {
+        put(store, 'main', 'kept.txt', `changed before ${next}`);
+        put(store, 'main', 'new.txt', 'new');
+        store.setEvidence('work', 'new.txt', { kind: 'absent' });
+        store.setEvidence('work', 'bad.txt', { kind: 'absent' });
+        if (next === 'a read') store.read('main', 'work', 'other.txt');
+        else store.barrier();
+      } catch (err) {
+        failed = err;
+      }
+      expect(failed).toBeInstanceOf(StoreError);
+      expect(String((failed as Error).message)).toContain('refused here');
+      store.barrier();
+      expect(textAt(store, 'kept.txt')).toBe('before');
+      expect(store.read('main', 'work', 'new.txt').tree).toBeNull();
+      expect(store.read('main', 'work', 'new.txt').evidence).toBeNull();
+      expect(store.history('work', 'kept.txt')).toHaveLength(1);
+    }
+    // An operation of the lock that fails on its own, with writes still waiting: they are dropped with its transaction.
+    const failing = lock.run(async () => {
+      put(store, 'main', 'kept.txt', 'from the failed operation');
+      store.setEvidence('work', 'new.txt', { kind: 'absent' });
+      throw new Error('the operation failed');
+    });
+    await expect(failing).rejects.toThrow('the operation failed');
+    put(store, 'main', 'kept.txt', 'after');
+    store.setEvidence('work', 'kept.txt', { kind: 'absent' });
+    store.barrier();
+    expect(textAt(store, 'kept.txt')).toBe('after');
+    expect(store.read('main', 'work', 'new.txt').evidence).toBeNull();
+    expect(store.history('work', 'kept.txt').map((v) => dec(store.getBlob(v.hash!)!))).toEqual(['after', 'before']); // newest first
+    expect(store.read('main', 'work', 'kept.txt').evidence).toEqual({ kind: 'absent' });
+    lock.close();
+    store.close();
+  });
+
+  test('writes go with the next statement: a first sync sends at most three messages a file, a materialize at most five', async () => {
+    const root = tempDir();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`d${i % 7}/f${i}.txt`] = `text ${i}\n`;
+    writeFiles(root, files);
+    const url = await freshDatabase();
+    const host = await openHost(pgConfig(root, [{ name: 'work', path: '.' }], url), { watch: false });
+    const store = host.store as unknown as PgStore;
+    const mount = host.workspace.mounts[0] as StoreMount;
+    let before = store.roundTrips;
+    expect((await mount.sync(undefined)).ok).toBe(true);
+    const synced = store.roundTrips - before;
+    const changes = Object.keys(files).map((path) => ({ path, bytes: enc('drafted\n'), expected: enc(files[path]) }));
+    expect((await mount.commit(changes)).ok).toBe(true);
+    before = store.roundTrips;
+    expect((await mount.materialize({ force: false })).ok).toBe(true);
+    const materialized = store.roundTrips - before;
+    host.close();
+    expect(synced).toBeLessThanOrEqual(3 * 200);
+    expect(materialized).toBeLessThanOrEqual(5 * 200);
+  });
+
   test('blobs nothing refers to are marked, then removed a grace period later', async () => {
     const url = await freshDatabase();
     const { store, lock } = await openPgStore(url, { host: 'a', roots: [] });

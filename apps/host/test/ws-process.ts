@@ -196,14 +196,18 @@ export async function connectHttp(serving: Pick<Serving, 'url' | 'token'>): Prom
   return client;
 }
 
-/** A tool call's answer over MCP: the data parsed from the JSON text, or the error sentence. */
+/**
+ * A tool call's answer over MCP: the data parsed from the JSON text, or the error sentence.
+ * `timeoutMs`: how long the client waits for the answer (the SDK's default is 60 s).
+ */
 export async function mcpCall(
   client: Client,
   name: string,
   args: Record<string, unknown>,
+  timeoutMs?: number,
   // biome-ignore lint/suspicious/noExplicitAny: each tool's data has its own shape
 ): Promise<{ isError: boolean; data: any; text: string }> {
-  const answer = await client.callTool({ name, arguments: args });
+  const answer = await client.callTool({ name, arguments: args }, undefined, timeoutMs === undefined ? undefined : { timeout: timeoutMs });
   const content = answer.content as { type: string; text: string }[];
   const text = content[0]?.text ?? '';
   const isError = answer.isError === true;

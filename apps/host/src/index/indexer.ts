@@ -1,7 +1,8 @@
 /**
  * The background indexer of a long-running host: it adds the blobs the store's search
  * index lacks, a short slice at a time under the store lock, whenever the host is idle —
- * so a tool call waits at most one slice, never for the index. Until a blob is indexed
+ * no tool call in flight (`busy`) — so a call that arrives waits at most one slice, and a
+ * call that is running (a grep reading blob after blob) is never slowed by the index. Until a blob is indexed
  * grep reads it (the store says which are not), so answers never wait on the index
  * either. At a quiet moment (the index current) it also collects unreferenced blobs now
  * and then. The one rule: it only ever calls `store.indexSome`, which adds a blob's row
@@ -18,6 +19,8 @@ export const SLICE_MS = 15;
  * and over, while the call that holds the transaction runs.
  */
 export const BLOCKED_MS = 50;
+/** How often the indexer looks again while tool calls are in flight. */
+export const BUSY_MS = 50;
 /** How often an idle indexer looks for blobs a sync added. */
 export const IDLE_MS = 1_000;
 /** How often an idle host collects unreferenced blobs, and how long one stays unreferenced before it goes. */
@@ -36,9 +39,14 @@ function log(line: string): void {
 }
 
 /** Starts indexing `store` in the background. */
-export function startIndexer(store: Store, lock: Lock, options: { readonly sliceMs?: number; readonly idleMs?: number } = {}): Indexer {
+export function startIndexer(
+  store: Store,
+  lock: Lock,
+  options: { readonly sliceMs?: number; readonly idleMs?: number; readonly busy?: () => boolean } = {},
+): Indexer {
   const sliceMs = options.sliceMs ?? SLICE_MS;
   const idleMs = options.idleMs ?? IDLE_MS;
+  const busy = options.busy ?? (() => false);
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let waiters: (() => void)[] = [];
@@ -55,6 +63,10 @@ export function startIndexer(store: Store, lock: Lock, options: { readonly slice
   async function tick(): Promise<void> {
     timer = undefined;
     if (stopped) return;
+    if (busy()) {
+      later(BUSY_MS);
+      return;
+    }
     let left: number;
     try {
       left = await lock.run(async () => (stopped ? 0 : store.indexSome(sliceMs)));

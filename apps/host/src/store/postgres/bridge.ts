@@ -9,6 +9,12 @@
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { workerUrl } from '../../worker-file.ts';
 
+/** One statement and its parameters. */
+export interface Statement {
+  readonly text: string;
+  readonly params: readonly unknown[];
+}
+
 /** What the main thread asks the Worker. */
 export type Request =
   | {
@@ -17,8 +23,12 @@ export type Request =
       readonly text: string;
       readonly params: readonly unknown[];
       readonly epoch?: number;
-      /** A statement sent just before this one on the same connection, pipelined (a transaction's BEGIN). */
-      readonly first?: string;
+      /**
+       * Statements run just before this one on the same connection, in order, in the same
+       * message (a transaction's BEGIN; writes whose answer nobody reads). The reply is the
+       * first failure among them all, or this statement's rows.
+       */
+      readonly before?: readonly Statement[];
     }
   | { readonly id: number; readonly op: 'close' };
 
@@ -43,7 +53,7 @@ export class SyncConnection {
   private nextId = 1;
   /** Bumped when a Worker is ended: its connections' epochs no longer count. */
   private generation = 0;
-  /** Statements sent, over the life of the connection (each one round trip to the server; a BEGIN sent with a statement counts too). */
+  /** Messages sent, over the life of the connection: each is one wait for the Worker and the server, however many statements it carries. */
   sent = 0;
 
   constructor(private readonly url: string) {}
@@ -52,15 +62,16 @@ export class SyncConnection {
    * Runs one statement (or, without parameters, several separated by `;`). `session`
    * (from {@link session}): the statement runs only on that session — where the
    * connection was lost since, it answers so without running (it would otherwise run
-   * outside the transaction, or without the lock, the session held).
+   * outside the transaction, or without the lock, the session held). `before`: statements
+   * run first, in the same message (see {@link Request}).
    */
-  query(text: string, params: readonly unknown[] = [], session?: string, first?: string): Reply {
+  query(text: string, params: readonly unknown[] = [], session?: string, before?: readonly Statement[]): Reply {
     const id = this.nextId++;
-    const before = first === undefined ? {} : { first };
-    if (session === undefined) return this.send({ id, op: 'query', text, params, ...before });
+    const ahead = before === undefined || before.length === 0 ? {} : { before };
+    if (session === undefined) return this.send({ id, op: 'query', text, params, ...ahead });
     const [generation, epoch] = session.split('.').map(Number);
     if (generation !== this.generation || this.worker === undefined) return { id, ok: false, message: 'the connection was lost', lost: true, epoch: -1 };
-    return this.send({ id, op: 'query', text, params, epoch, ...before });
+    return this.send({ id, op: 'query', text, params, epoch, ...ahead });
   }
 
   /** Which session answered last: two replies of one epoch came over one session. */
@@ -101,7 +112,7 @@ export class SyncConnection {
 
   private send(req: Request): Reply {
     const { port } = this.start();
-    this.sent += req.op === 'query' && req.first !== undefined ? 2 : 1;
+    this.sent++;
     Atomics.store(this.flag, 0, 0);
     port.postMessage(req);
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;

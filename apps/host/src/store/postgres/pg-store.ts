@@ -14,6 +14,10 @@
  * it in between, the write fails as a conflict. A conflict or a lost connection rolls the
  * transaction back and fails every later statement of the operation, so nothing is
  * half-written; the lock (`pg-lock.ts`) runs the operation again where that is safe.
+ *
+ * A write whose answer nobody reads, in an open transaction, is sent with the next
+ * statement of that transaction (or its COMMIT) in one message ({@link PgStore.later}):
+ * the server runs them in order, and the first failure among them fails that statement.
  */
 import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, VersionCause, VersionSource } from '@ws/reconcile';
 import { looksBinary } from '@ws/text';
@@ -21,7 +25,7 @@ import { packBlob, unpackBlob } from '../blob-codec.ts';
 import { StoreError } from '../faults.ts';
 import { FIRST_BRANCH } from '../sqlite-store.ts';
 import type { BlobLookup, BranchInfo, ReviewNote, Store, TreeFile, Version } from '../store.ts';
-import type { Reply, SyncConnection } from './bridge.ts';
+import type { Reply, Statement, SyncConnection } from './bridge.ts';
 import { PgStoreError, pgFaultKind, pgWords, shownUrl } from './faults.ts';
 
 /** How many blobs one statement of a batched read asks for. */
@@ -104,6 +108,9 @@ function markOf(shared: SharedMark | null, own: OwnMark | null, hasTree: boolean
   return { origin, tombstone, conflict };
 }
 
+/** How each transaction begins: one snapshot for all of it (see the rule above). */
+const BEGIN: Statement = { text: 'BEGIN ISOLATION LEVEL SERIALIZABLE', params: [] };
+
 /** `%term%` for ILIKE, with the pattern's own characters escaped. */
 const containing = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -119,6 +126,10 @@ export class PgStore implements Store {
   /** Record writes in the open transaction (blobs aside), and whether any was to shared records. */
   private txWrites = 0;
   private txShared = false;
+  /** How many bytes of text a slice of `indexSome` indexed per millisecond, as slices went (a guess at first). */
+  private indexBytesPerMs = 4096;
+  /** Writes of the open transaction not sent yet: they go ahead of its next statement or its COMMIT. */
+  private later: Statement[] = [];
   /** Record writes committed since the statistics were last renewed (see {@link ANALYZE_AFTER_WRITES}). */
   private writtenSinceAnalyze = 0;
   /** Record writes committed before the statistics were last renewed: they are renewed again when half as many more are written. */
@@ -189,7 +200,7 @@ export class PgStore implements Store {
     if (this.hold?.failed) throw this.hold.failed;
     if (this.txSession === undefined && (doing === 'written' || this.hold !== undefined)) {
       // The transaction's BEGIN goes with its first statement: one message to the Worker, not two.
-      const reply = this.conn.query(text, params, this.hold?.session, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
+      const reply = this.conn.query(text, params, this.hold?.session, [BEGIN]);
       // A statement that failed ended the transaction its BEGIN opened.
       if (reply.ok) this.txSession = this.conn.session(reply);
       else if (!reply.lost) this.conn.query('ROLLBACK', [], this.hold?.session);
@@ -199,9 +210,18 @@ export class PgStore implements Store {
       if (!reply.ok) throw this.fault(reply, doing);
       return reply.rows;
     }
-    const reply = this.conn.query(text, params, this.txSession ?? this.hold?.session);
-    if (!reply.ok) throw this.fault(reply, doing);
+    const ahead = this.sendLater();
+    const reply = this.conn.query(text, params, this.txSession ?? this.hold?.session, ahead);
+    if (!reply.ok) throw this.fault(reply, ahead === undefined ? doing : 'written');
     return reply.rows;
+  }
+
+  /** The writes waiting to go ahead of the next statement (see {@link later}), taken off the queue. */
+  private sendLater(): Statement[] | undefined {
+    if (this.later.length === 0) return undefined;
+    const ahead = this.later;
+    this.later = [];
+    return ahead;
   }
 
   private write(text: string, params: readonly unknown[], shared: boolean): Row[] {
@@ -209,6 +229,22 @@ export class PgStore implements Store {
     this.txWrites++;
     if (shared) this.txShared = true;
     return rows;
+  }
+
+  /**
+   * A write whose answer nobody reads: in an open transaction it waits to go with the
+   * transaction's next statement (see {@link later}); else it runs now, opening one.
+   */
+  private writeLater(text: string, params: readonly unknown[], shared: boolean): void {
+    if (this.txSession === undefined) {
+      this.write(text, params, shared);
+      return;
+    }
+    if (!this.open) throw new StoreError(`The store at ${this.path} is closed.`);
+    if (this.hold?.failed) throw this.hold.failed;
+    this.later.push({ text, params });
+    this.txWrites++;
+    if (shared) this.txShared = true;
   }
 
   /** The failure of a statement as its sentence; the open transaction is rolled back, and an operation's later statements fail too. */
@@ -231,6 +267,8 @@ export class PgStore implements Store {
   private rollback(lost = false): void {
     const session = this.txSession;
     this.txSession = undefined;
+    // Never sent, so never run: the transaction they belonged to is gone.
+    this.later = [];
     this.scanCache = undefined;
     if (session !== undefined && !lost) this.conn.query('ROLLBACK', [], session);
   }
@@ -412,12 +450,15 @@ export class PgStore implements Store {
       }
     }
     const packed = packBlob(bytes);
-    this.sql(
-      'INSERT INTO ws.blob (hash, size, codec, bytes) VALUES ($1, $2, $3, $4) ' +
+    const insert = {
+      text:
+        'INSERT INTO ws.blob (hash, size, codec, bytes) VALUES ($1, $2, $3, $4) ' +
         'ON CONFLICT (hash) DO UPDATE SET unreferenced_at = NULL WHERE ws.blob.unreferenced_at IS NOT NULL',
-      [hash, bytes.length, packed.codec, packed.bytes],
-      'written',
-    );
+      params: [hash, bytes.length, packed.codec, packed.bytes],
+    };
+    // In an open transaction it goes with the next statement (see `later`); else it opens one.
+    if (this.txSession !== undefined && this.open && !this.hold?.failed) this.later.push(insert);
+    else this.sql(insert.text, insert.params, 'written');
   }
 
   setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
@@ -428,16 +469,16 @@ export class PgStore implements Store {
     let seq = was === undefined ? 0 : num(was.seq);
     if (wasHash !== (entry?.hash ?? null) || cause.movedFrom !== undefined) seq = this.insertVersion(branch, mount, path, entry, cause);
     if (entry === null) {
-      this.write('DELETE FROM ws.tree WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
+      this.writeLater('DELETE FROM ws.tree WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
       // S lost its file: for every other host a deletion to carry out (this host's mark says whether it has).
       if (wasHash !== null) this.putTombstone(branch, mount, path, { base: { kind: 'text', hash: wasHash } }, undefined);
     } else {
       // S holds a file again: no host has a deletion of it to carry out.
       if (was === undefined) {
-        this.write('DELETE FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
+        this.writeLater('DELETE FROM ws.marks WHERE branch = $1 AND mount = $2 AND path = $3', [branch, mount, path], true);
         this.hold?.tombstones.set(`${branch}\u0000${mount}\u0000${path}`, null);
       }
-      this.write(
+      this.writeLater(
         'INSERT INTO ws.tree (branch, mount, path, hash, size, mode, seq) VALUES ($1, $2, $3, $4, $5, $6, $7) ' +
           'ON CONFLICT (branch, mount, path) DO UPDATE SET hash = excluded.hash, size = excluded.size, mode = excluded.mode, seq = excluded.seq',
         [branch, mount, path, entry.hash, entry.size, entry.mode, seq],
@@ -462,9 +503,9 @@ export class PgStore implements Store {
   }
 
   setEvidence(mount: string, path: string, evidence: Evidence | null): void {
-    if (evidence === null) this.write('DELETE FROM ws.evidence WHERE host = $1 AND mount = $2 AND path = $3', [this.host, mount, path], false);
+    if (evidence === null) this.writeLater('DELETE FROM ws.evidence WHERE host = $1 AND mount = $2 AND path = $3', [this.host, mount, path], false);
     else {
-      this.write(
+      this.writeLater(
         'INSERT INTO ws.evidence (host, mount, path, record) VALUES ($1, $2, $3, $4) ON CONFLICT (host, mount, path) DO UPDATE SET record = excluded.record',
         [this.host, mount, path, JSON.stringify(evidence)],
         false,
@@ -473,9 +514,9 @@ export class PgStore implements Store {
   }
 
   setPending(mount: string, path: string, pending: PendingEffect | null): void {
-    if (pending === null) this.write('DELETE FROM ws.pending WHERE host = $1 AND mount = $2 AND path = $3', [this.host, mount, path], false);
+    if (pending === null) this.writeLater('DELETE FROM ws.pending WHERE host = $1 AND mount = $2 AND path = $3', [this.host, mount, path], false);
     else {
-      this.write(
+      this.writeLater(
         'INSERT INTO ws.pending (host, mount, path, record) VALUES ($1, $2, $3, $4) ON CONFLICT (host, mount, path) DO UPDATE SET record = excluded.record',
         [this.host, mount, path, JSON.stringify(pending)],
         false,
@@ -503,7 +544,7 @@ export class PgStore implements Store {
       cleared = shared.id;
     }
     const own: OwnMark = { origin: mark?.origin ?? null, conflict: mark?.conflict ?? null, cleared };
-    this.write(
+    this.writeLater(
       'INSERT INTO ws.host_marks (host, branch, mount, path, record) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host, branch, mount, path) DO UPDATE SET record = excluded.record',
       [this.host, branch, mount, path, JSON.stringify(own)],
       false,
@@ -513,7 +554,7 @@ export class PgStore implements Store {
   /** Records the shared tombstone of a path (keeping `id` where given), seen by this host as it writes it. */
   private putTombstone(branch: string, mount: string, path: string, tombstone: NonNullable<BranchMark['tombstone']>, id: string | undefined): void {
     const mark: SharedMark = { tombstone, id: id ?? `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 10)}` };
-    this.write(
+    this.writeLater(
       'INSERT INTO ws.marks (branch, mount, path, record) VALUES ($1, $2, $3, $4) ON CONFLICT (branch, mount, path) DO UPDATE SET record = excluded.record',
       [branch, mount, path, JSON.stringify(mark)],
       true,
@@ -548,7 +589,7 @@ export class PgStore implements Store {
     if (session === undefined) return;
     if (this.hold?.failed) throw this.hold.failed;
     const shared = this.txShared;
-    const reply = this.conn.query('COMMIT', [], session);
+    const reply = this.conn.query('COMMIT', [], session, this.sendLater());
     this.txSession = undefined;
     this.scanCache = undefined;
     if (!reply.ok) throw this.fault(reply, 'written');
@@ -706,16 +747,22 @@ export class PgStore implements Store {
 
   indexSome(budgetMs: number, now: () => number = () => performance.now()): number {
     if (this.txSession !== undefined) return this.unindexedCount();
-    const until = now() + budgetMs;
+    const started = now();
+    const until = started + budgetMs;
+    // The server's work (the trigram index's insert) is most of a slice: the slice takes as
+    // many bytes as the slices before managed in its budget, at least one blob.
+    const take = Math.max(1, this.indexBytesPerMs * budgetMs);
+    let indexed = 0;
     try {
       this.transaction(() => {
-        const rows = this.sql('SELECT id, codec, bytes FROM ws.blob WHERE indexed = 0 ORDER BY id LIMIT $1', [INDEX_BATCH], 'written');
+        const rows = this.sql('SELECT id, size, codec, bytes FROM ws.blob WHERE indexed = 0 ORDER BY id LIMIT $1', [INDEX_BATCH], 'written');
         const ids: string[] = [];
         const marks: number[] = [];
         const textIds: string[] = [];
         const texts: string[] = [];
         for (const [k, r] of rows.entries()) {
-          if (k > 0 && now() >= until) break;
+          if (k > 0 && (now() >= until || indexed + num(r.size) > take)) break;
+          indexed += num(r.size);
           const bytes = unpackBlob(String(r.codec), r.bytes as Uint8Array);
           // Binary-looking text is kept out: a search always reads it (and reports it as binary).
           const indexable = !looksBinary(bytes) && !bytes.includes(0);
@@ -738,6 +785,8 @@ export class PgStore implements Store {
       if (!(err instanceof PgStoreError && err.kind === 'conflict')) throw err;
       if (this.hold) this.hold.failed = undefined;
     }
+    const took = now() - started;
+    if (indexed > 0 && took > 0) this.indexBytesPerMs = (this.indexBytesPerMs + indexed / took) / 2;
     return this.unindexedCount();
   }
 

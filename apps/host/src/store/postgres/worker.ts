@@ -61,12 +61,13 @@ async function answer(req: Request): Promise<Reply> {
   const db = connection();
   const at = epoch;
   try {
-    // Handed to the client together, in order (one message from the main thread; the server still answers each).
-    const first = req.first === undefined ? undefined : db.unsafe(req.first);
-    const running = req.params.length === 0 ? db.unsafe(req.text) : db.unsafe(req.text, req.params as never[]);
-    const [began, ran] = await Promise.allSettled([first, running]);
-    if (began.status === 'rejected') throw began.reason;
-    if (ran.status === 'rejected') throw ran.reason;
+    // Handed to the client together, in order (one message from the main thread; the server
+    // still answers each). The first failure is the answer: after it, the server refuses
+    // the rest of a transaction's statements anyway.
+    const issue = (st: { text: string; params: readonly unknown[] }) => (st.params.length === 0 ? db.unsafe(st.text) : db.unsafe(st.text, st.params as never[]));
+    const settled = await Promise.allSettled([...(req.before ?? []).map(issue), issue(req)]);
+    for (const s of settled) if (s.status === 'rejected') throw s.reason;
+    const ran = settled[settled.length - 1] as PromiseFulfilledResult<unknown>;
     const rows = ran.value;
     return { id: req.id, ok: true, rows: [...(rows as Record<string, unknown>[])], epoch: at };
   } catch (err) {
