@@ -301,6 +301,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  // mcp and serve resolve only when their transport closes or a signal stops them.
-  process.exit(await main(process.argv.slice(2)));
+  // mcp and serve resolve only when their transport closes or a signal stops them. No
+  // top-level await: the bin is a CommonJS bundle (see package.json's build:bin).
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

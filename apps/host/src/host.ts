@@ -12,13 +12,13 @@ import type { HostConfig } from './config.ts';
 import { insideRel } from './disk/contain.ts';
 import { grepWorkers } from './grep/runner.ts';
 import { CallTracker } from './calls.ts';
-import { type Indexer, startIndexer } from './index/indexer.ts';
+import type { Indexer } from './index/indexer.ts';
 import { directMount } from './mounts/direct.ts';
-import { type StoreMount, storeMount } from './mounts/store-backed/mount.ts';
+import type { StoreMount } from './mounts/store-backed/mount.ts';
 import type { Lock } from './store/lock.ts';
 import { openConfiguredStore } from './store/open-store.ts';
 import type { BranchInfo, Store } from './store/store.ts';
-import { type Watching, watchMounts } from './watch.ts';
+import type { Watching } from './watch.ts';
 
 /** SHA-256 of the bytes, hex: how the store names a blob. */
 export const sha256: Hasher = (bytes) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
@@ -79,6 +79,14 @@ function settlingLock(lock: Lock, store: Store | undefined): Lock {
 /** Opens the host for a configuration: the store (under its lock), the mounts, recovery, watchers. */
 export async function openHost(config: HostConfig, options: HostOptions): Promise<Host> {
   const anyStore = config.mounts.some((m) => m.backend === 'store');
+  // What only some hosts need loads while the store opens, so it is there when it is
+  // wanted: the store-backed mount where a mount is store-backed, the watchers and the
+  // indexer for a long-running host. A one-shot command on direct mounts parses none of it.
+  const storeModule = anyStore ? import('./mounts/store-backed/mount.ts') : undefined;
+  const longRunning = options.watch ? Promise.all([import('./watch.ts'), import('./index/indexer.ts')]) : undefined;
+  // Awaited below; a store that fails to open leaves them unawaited, not unhandled.
+  storeModule?.catch(() => undefined);
+  longRunning?.catch(() => undefined);
   const { store, lock: storeLock } = await openConfiguredStore(config, { open: anyStore, ...options.store });
   const lock = settlingLock(storeLock, store);
   // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call;
@@ -87,9 +95,10 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   const { prescanner } = workers;
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
+  const storeMount = store === undefined || storeModule === undefined ? undefined : (await storeModule).storeMount;
   for (const m of config.mounts) {
     const storeRel = insideRel(m.root, config.storePath);
-    if (m.backend === 'direct' || store === undefined) {
+    if (m.backend === 'direct' || store === undefined || storeMount === undefined) {
       mounts.push(directMount(m, storeRel, undefined, prescanner));
     } else {
       const wrap = options.wrapDisk;
@@ -110,13 +119,12 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
     throw err;
   }
 
-  const watchers: Watching | undefined = options.watch
-    ? watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath)
-    : undefined;
+  const later = longRunning === undefined ? undefined : await longRunning;
+  const watchers: Watching | undefined = later?.[0].watchMounts(storeMounts.filter((m) => m.config.watch === 'always'), config.storePath);
 
   // A long-running host builds grep's index while idle (no tool call in flight); a one-shot command never waits for it.
   const calls = new CallTracker();
-  const indexer = options.watch && store !== undefined ? startIndexer(store, lock, { busy: () => calls.size > 0 }) : undefined;
+  const indexer = later !== undefined && store !== undefined ? later[1].startIndexer(store, lock, { busy: () => calls.size > 0 }) : undefined;
 
   const workspace: Workspace = {
     mounts,

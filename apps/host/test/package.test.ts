@@ -90,6 +90,8 @@ describe('the packed packages, installed with bun add', () => {
       expect(existsSync(join(pkg, 'dist'))).toBe(true);
       expect({ name, src: existsSync(join(pkg, 'src')) }).toEqual({ name, src: false });
     }
+    // The bin's bytecode cache travels with it: without it every command parses the bundle.
+    expect(existsSync(join(installed, 'node_modules/@ws/host/dist/cli.js.jsc'))).toBe(true);
   });
 
   test('it serves an SDK client over stdio: tools/list, a read, an edit, a materialize', async () => {

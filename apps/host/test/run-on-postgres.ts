@@ -45,6 +45,7 @@ const SKIP: Readonly<Record<string, string>> = {
   'search-walk.test.ts': "a direct mount's walk alone",
   'walk-parallel.test.ts': 'the disk layer alone',
   'sessions.test.ts': 'HTTP sessions alone',
+  'startup.test.ts': 'what a command on a direct mount loads, and the built bin',
 };
 
 const dir = import.meta.dir;

@@ -7,7 +7,7 @@
  * following the notes from offset 0 shows every result exactly once — the tools decide
  * nothing about what a match is; they word the facts @ws/grep reports.
  */
-import { type FoundFile, type GrepFile, type SearchFacts, type SkippedFile, GrepError, STRETCH_SIZES, searchFiles } from '@ws/grep';
+import type { FoundFile, GrepFile, SearchFacts, SkippedFile } from '@ws/grep';
 import { LONG_LINE_CHARS, lineWindow } from '@ws/paging';
 import { jsonLength } from '@ws/text';
 import {
@@ -164,7 +164,7 @@ const WHAT: Record<Mode, (multiline: boolean) => string> = {
 };
 
 /** The notes a grep answer carries: what the facts mean for a mount's reader, then where the page stopped. */
-function notesOf(facts: SearchFacts, workspace: Workspace, timeoutMs: number, page: string | undefined, extra: readonly string[]): string | undefined {
+function notesOf(facts: SearchFacts, workspace: Workspace, timeoutMs: number, page: string | undefined, extra: readonly string[], longestLine: number): string | undefined {
   const notes: string[] = [];
   const direct = workspace.hasDirectMount;
   // Each path once: its own copy's fact, else its conflicting-disk version's.
@@ -184,7 +184,7 @@ function notesOf(facts: SearchFacts, workspace: Workspace, timeoutMs: number, pa
   const named = (f: { path: string; version?: string }) => (f.version ? `${f.path} (${f.version})` : f.path);
   if (facts.unsearched.length > 0) {
     const all = facts.unsearched.flatMap((f) => f.lines.map((l) => `${named(f)}:${l}`));
-    notes.push(grepUnsearched(all.length, all.slice(0, SKIPPED_NAMES_MAX), STRETCH_SIZES.longestLine / (1 << 20)));
+    notes.push(grepUnsearched(all.length, all.slice(0, SKIPPED_NAMES_MAX), longestLine / (1 << 20)));
   }
   if (facts.changed.length > 0) notes.push(grepChanged(facts.changed.map((f) => ({ path: named(f), line: f.line }))));
   if (facts.stopped) notes.push(grepStopped(timeoutMs / 1000, facts.stopped.path, facts.stopped.line, facts.stopped.lost, facts.stopped.large === true));
@@ -224,6 +224,9 @@ async function grep(workspace: Workspace, input: Input, call: CallContext): Prom
   const page = new StreamPage<{ head: ReturnType<typeof fileHead>; item: unknown }>(budget, offset, least);
   let lastHead: ReturnType<typeof fileHead> | undefined;
 
+  // The engine loads here, on a grep's first call: every other tool call is spared
+  // parsing it and its regex engines (about a third of a one-shot command's start).
+  const { GrepError, STRETCH_SIZES, searchFiles } = await import('@ws/grep');
   let facts: SearchFacts;
   const count = { offered: 0 };
   let partLines = 0;
@@ -321,7 +324,7 @@ async function grep(workspace: Workspace, input: Input, call: CallContext): Prom
       } else {
         results = Object.fromEntries(shown.map((s) => s.item as [string, number]));
       }
-      const note = notesOf(facts, workspace, timeoutMs, pageNote(WHAT[mode](multiline), offset, shown.length, total), extra);
+      const note = notesOf(facts, workspace, timeoutMs, pageNote(WHAT[mode](multiline), offset, shown.length, total), extra, STRETCH_SIZES.longestLine);
       return skeleton(results, facts, note);
     }),
   );

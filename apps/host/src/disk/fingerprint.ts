@@ -8,7 +8,6 @@
  * the fingerprints without the suffix ({@link sameFile}).
  */
 import type { FileMeta } from '@ws/reconcile';
-import { threadId } from 'node:worker_threads';
 import type { StatInfo } from './libc.ts';
 
 /** How a mount's file system keeps time. */
@@ -48,7 +47,9 @@ export const CLOCK_SLACK_MS = 20;
 
 let issued = 0;
 /** A Worker's racy suffixes carry its thread, so two threads' counters never make the same one. */
-const thread = threadId === 0 ? '' : `w${threadId}`;
+// node:worker_threads is about 4 ms of a one-shot command's start: the main thread, which
+// has no id to add, never loads it.
+const thread = Bun.isMainThread ? '' : `w${(require('node:worker_threads') as typeof import('node:worker_threads')).threadId}`;
 
 /** A time as a coarse file system keeps it: truncated to `coarseMs`. */
 function coarseTime(sec: number, nsec: number, coarseMs: number): number {

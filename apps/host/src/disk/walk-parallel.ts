@@ -18,6 +18,7 @@ import type { StatInfo } from './libc.ts';
 import { openDirectory } from './resolve.ts';
 import type { WalkRules, WalkRulesSpec } from './rules.ts';
 import { newTally, visitTree } from './walk.ts';
+import { workerUrl } from '../worker-file.ts';
 
 /** One Worker's share: subtrees to walk, each from its root down (in this order). */
 export interface WalkTask {
@@ -324,7 +325,7 @@ const IDLE_MS = 30_000;
 type Refable = Worker & { ref?: () => void; unref?: () => void };
 
 function takeWorker(): Worker {
-  const worker: Refable = idle.pop() ?? new Worker(new URL(WORKER, import.meta.url).href, { smol: true } as WorkerOptions);
+  const worker: Refable = idle.pop() ?? new Worker(workerUrl(WORKER, import.meta.url).href, { smol: true } as WorkerOptions);
   worker.ref?.();
   return worker;
 }

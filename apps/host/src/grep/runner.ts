@@ -9,6 +9,7 @@
  */
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
 import { type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
 const GRACE_MS = 250;
@@ -80,7 +81,7 @@ export function grepWorkers(): GrepWorkers {
   let closed = false;
 
   const make = (): Slot => {
-    const worker = new Worker(new URL(WORKER, import.meta.url).href);
+    const worker = new Worker(workerUrl(WORKER, import.meta.url).href);
     // A Worker waiting for work does not keep the process alive.
     (worker as Worker & { unref?: () => void }).unref?.();
     const slot = { worker, busy: false };

@@ -15,7 +15,6 @@ import { StoreError, storeFault, storeWords } from './faults.ts';
 import { type Lock, StoreLock } from './lock.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import type { HostConfig } from '../config.ts';
-import { openPgStore } from './postgres/open.ts';
 import { FIRST_BRANCH, SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -48,6 +47,8 @@ export async function openConfiguredStore(
 ): Promise<{ store: Store | undefined; lock: Lock }> {
   if (config.storeUrl !== undefined && options.open) {
     const roots = config.mounts.filter((m) => m.backend === 'store').map((m) => m.root);
+    // Loaded only for a PostgreSQL store: every other command is spared parsing its client.
+    const { openPgStore } = await import('./postgres/open.ts');
     return openPgStore(config.storeUrl, { host: config.storeHost, roots });
   }
   const lock = new StoreLock(config.storePath);

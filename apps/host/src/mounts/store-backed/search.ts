@@ -8,7 +8,6 @@
  * — and the index only ever leaves out files that have no matching line, so the answer is
  * the one a scan of every file gives.
  */
-import { indexTerms } from '@ws/grep';
 import { showsFile } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
 import { ahead as aheadOf, batches, prescanJob } from '../../grep/prescan.ts';
@@ -181,7 +180,8 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
  * found no line of matching.
  */
 export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query?: SearchQuery): AsyncIterable<SearchFile> {
-  const terms = query === undefined ? undefined : indexTerms(query.pattern, query);
+  // grep's engine loads with the first search, not with the mount.
+  const terms = query === undefined ? undefined : (await import('@ws/grep')).indexTerms(query.pattern, query);
   let lookup: ReturnType<StoreMountContext['store']['blobsMayHold']> | undefined;
   if (terms !== undefined) {
     try {

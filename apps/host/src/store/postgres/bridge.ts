@@ -7,6 +7,7 @@
  * the connection and its session's locks) and answers that the store can't be reached.
  */
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { workerUrl } from '../../worker-file.ts';
 
 /** One statement and its parameters. */
 export interface Statement {
@@ -91,7 +92,7 @@ export class SyncConnection {
     if (this.worker !== undefined && this.port !== undefined) return { port: this.port };
     const { port1, port2 } = new MessageChannel();
     this.flag = new Int32Array(new SharedArrayBuffer(4));
-    this.worker = new Worker(new URL(WORKER, import.meta.url), {
+    this.worker = new Worker(workerUrl(WORKER, import.meta.url), {
       workerData: { url: this.url, signal: this.flag.buffer, port: port2 },
       transferList: [port2],
     });

@@ -1,0 +1,22 @@
+/**
+ * A preload for `bun --preload` that records, at exit, each module that imported
+ * another (so every module with imports that was loaded), one path a line, to the file
+ * `WS_LOADS_OUT` names. startup.test.ts reads it.
+ */
+import { writeFileSync } from 'node:fs';
+import { plugin } from 'bun';
+
+const importers = new Set<string>();
+plugin({
+  name: 'load-recorder',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      importers.add(args.importer);
+      return undefined;
+    });
+  },
+});
+process.on('exit', () => {
+  const out = process.env.WS_LOADS_OUT;
+  if (out !== undefined) writeFileSync(out, [...importers].join('\n'));
+});
