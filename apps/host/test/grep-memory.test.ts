@@ -1,7 +1,7 @@
 /**
  * What bounds a grep's memory (issue 15, target 6): a direct mount's Workers read at most
  * `READ_BATCH` files (and bytes) at a time, whatever the tree holds — huge files alone,
- * tiny ones 32 to a batch; each grep Worker's heap, and the caller's, is collected once
+ * tiny ones many to a batch; each grep Worker's heap, and the caller's, is collected once
  * past its bound (`HeapBound`). None of it changes an answer: with the limits tiny (one
  * file a batch, a collection after every batch) every mode answers as with none, and a
  * file growing while it is read is seen whole, at one of its sizes. WS_SEED changes the tree.
@@ -84,7 +84,7 @@ describe('a heap bound', () => {
 
 let root: string;
 let config: MountConfig;
-const BIG = 3 * READ_BATCH.bytes;
+const BIG = READ_BATCH.bytes + 1000;
 const ordinary = grepWorkers();
 // Every batch collects, in the Workers and on this thread.
 const tight = grepWorkers({ workerHeapBytes: 0, callerHeapBytes: 0 });
@@ -113,7 +113,7 @@ beforeAll(() => {
   files['bom.txt'] = `\uFEFFreturn Foo\n`;
   files['bin.dat'] = new Uint8Array([0x72, 0x65, 0x74, 0, 0x75]);
   writeFiles(root, files);
-  config = testConfig(root, [{ name: 'work', path: '.', backend: 'direct', ignore: [], maxFileSize: 8 * BIG }]).mounts[0];
+  config = testConfig(root, [{ name: 'work', path: '.', backend: 'direct', ignore: [], maxFileSize: 2 * BIG }]).mounts[0];
 });
 
 async function answer(workspace: Workspace, input: Record<string, unknown>): Promise<unknown> {

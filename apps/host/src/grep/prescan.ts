@@ -97,7 +97,7 @@ export interface BatchLimits {
  * batch keeps the larger size: each opens the store's file once (`blob-file.ts`).
  * Mutable for tests only (an answer must not change with the sizes).
  */
-export const READ_BATCH: { files: number; bytes: number } = { files: 32, bytes: 2 << 20 };
+export const READ_BATCH: { files: number; bytes: number } = { files: 64, bytes: 4 << 20 };
 
 /**
  * A thread's heap, collected in full once it passes a bound: JavaScriptCore lets a small
