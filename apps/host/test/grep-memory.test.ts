@@ -3,7 +3,7 @@
  * `READ_BATCH` files (and bytes) at a time, whatever the tree holds — huge files alone,
  * tiny ones many to a batch; each grep Worker's heap, and the caller's, is collected once
  * past its bound (`HeapBound`). None of it changes an answer: with the limits tiny (one
- * file a batch, a collection after every batch) every mode answers as with none, and a
+ * file a batch, heaps bound at nothing) every mode answers as with none, and a
  * file growing while it is read is seen whole, at one of its sizes. WS_SEED changes the tree.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -86,7 +86,7 @@ let root: string;
 let config: MountConfig;
 const BIG = READ_BATCH.bytes + 1000;
 const ordinary = grepWorkers();
-// Every batch collects, in the Workers and on this thread.
+// Bounds of nothing: a thread collects whenever its heap passes twice what stayed live, in the Workers and on this thread.
 const tight = grepWorkers({ workerHeapBytes: 0, callerHeapBytes: 0 });
 afterAll(() => {
   ordinary.close();
@@ -162,7 +162,7 @@ describe('the limits change no answer', () => {
   });
 
   for (const input of INPUTS) {
-    test(`one file a batch and a collection after every batch: ${JSON.stringify(input)}`, async () => {
+    test(`one file a batch and heaps bound at nothing: ${JSON.stringify(input)}`, async () => {
       const plain = await answer({ mounts: [directMount(config, undefined)], hasDirectMount: true }, input);
       expect(await answer(withWorkers(ordinary), input)).toEqual(plain);
       const saved = { ...READ_BATCH };
