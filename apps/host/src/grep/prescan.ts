@@ -83,6 +83,57 @@ export const READ_MS = 5_000;
 export const BATCH_FILES = 128;
 export const BATCH_BYTES = 4 << 20;
 
+/** How many entries and bytes one batch may hold (a single file over `bytes` goes alone). */
+export interface BatchLimits {
+  readonly files: number;
+  readonly bytes: number;
+}
+
+/**
+ * The batches of files a Worker reads from disk itself (a direct mount): smaller than
+ * {@link BATCH_FILES}, so fewer files' bytes are held at once — in the Worker while it
+ * reads and scans, and on the caller's thread, where the matching files' bytes of every
+ * batch in flight wait for the search (a common word matches in most files). A store
+ * batch keeps the larger size: each opens the store's file once (`blob-file.ts`).
+ * Mutable for tests only (an answer must not change with the sizes).
+ */
+export const READ_BATCH: { files: number; bytes: number } = { files: 64, bytes: 4 << 20 };
+
+/**
+ * A thread's heap, collected in full once it passes a bound: JavaScriptCore lets a small
+ * heap grow by tens of MiB between its own collections, and a grep's Workers (and the
+ * thread that takes their batches) make a file's worth of garbage per file — its bytes,
+ * its text. Checked after each batch (the check costs some 50 µs, a collection 5–20 ms
+ * on a loaded machine: about ten a grep of 42,000 files); after one, the bound becomes
+ * twice what is still live, so a thread that holds much (a long walk's lists) is not
+ * collected batch after batch.
+ */
+export class HeapBound {
+  private limit: number;
+  /** Collections made (for tests). */
+  collections = 0;
+  constructor(
+    private readonly least: number,
+    private readonly size: () => number,
+    private readonly collect: () => void,
+  ) {
+    this.limit = least;
+  }
+  /** Collects where the heap is past the bound; true where it did. */
+  check(): boolean {
+    if (this.size() <= this.limit) return false;
+    this.collect();
+    this.collections++;
+    this.limit = Math.max(this.least, 2 * this.size());
+    return true;
+  }
+}
+
+/** The bound of a grep Worker's heap ({@link HeapBound}). */
+export const WORKER_HEAP_BYTES = 8 << 20;
+/** The bound of the heap of the thread the search runs on, checked as each batch comes back. */
+export const CALLER_HEAP_BYTES = 24 << 20;
+
 /** The most one file of `size` bytes may take to scan ahead. */
 export function itemLimitMs(itemMs: number, size: number): number {
   return Math.max(itemMs, size / SLOWEST_BYTES_PER_MS);
@@ -96,17 +147,18 @@ export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], la
 }
 
 /**
- * `list` cut into batches of at most {@link BATCH_FILES} entries to read and about
- * {@link BATCH_BYTES} bytes (`size` of each; 0: nothing to read, which rides along free).
+ * `list` cut into batches of at most `limits.files` entries to read (default
+ * {@link BATCH_FILES}) and at most `limits.bytes` bytes (default {@link BATCH_BYTES}; a
+ * single larger entry goes alone). `size` of each; 0: nothing to read, which rides along free.
  */
-export function batches<T>(list: readonly T[], size: (t: T) => number): T[][] {
+export function batches<T>(list: readonly T[], size: (t: T) => number, limits: BatchLimits = { files: BATCH_FILES, bytes: BATCH_BYTES }): T[][] {
   const out: T[][] = [];
   let cur: T[] = [];
   let bytes = 0;
   let files = 0;
   for (const t of list) {
     const n = size(t);
-    if (n > 0 && files > 0 && (files >= BATCH_FILES || bytes + n > BATCH_BYTES)) {
+    if (n > 0 && files > 0 && (files >= limits.files || bytes + n > limits.bytes)) {
       out.push(cur);
       cur = [];
       bytes = 0;

@@ -7,8 +7,9 @@
  * the scan stopped itself in time, or one that says where it was when the Worker was
  * ended (`lost`: its matches are not known).
  */
+import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { CALLER_HEAP_BYTES, HeapBound, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
@@ -26,7 +27,7 @@ const MAX_WORKERS = 4;
 /** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
 const PARALLEL = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency ?? 2));
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number };
 
 /** A pattern with its options, as one string. */
 const jobKey = (pattern: string, o: PatternOptions) => `${o.caseInsensitive ? 'i' : ''}${o.fixedStrings ? 'F' : ''}${o.multiline ? 'U' : ''}\0${pattern}`;
@@ -45,6 +46,16 @@ export interface GrepWorkers {
   close(): void;
   /** How many Workers the pool holds now (for tests). */
   size(): number;
+  /** How many heap collections the bounds made, on the caller's thread and in the Workers (for tests; ask while no job runs). */
+  collections(): Promise<{ caller: number; workers: number }>;
+}
+
+/** How tightly the pool bounds heaps ({@link HeapBound}); tests make them tiny. */
+export interface HeapBounds {
+  /** A Worker's heap, checked after each batch; default {@link WORKER_HEAP_BYTES}. */
+  readonly workerHeapBytes?: number;
+  /** The caller's heap, checked as each batch comes back; default {@link CALLER_HEAP_BYTES}. */
+  readonly callerHeapBytes?: number;
 }
 
 const EMPTY = new Uint32Array(0);
@@ -74,16 +85,20 @@ function packedTogether(job: PrescanJob): PrescanJob {
 }
 
 /** Starts a pool (Workers are made when first needed). */
-export function grepWorkers(): GrepWorkers {
+export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   const slots: Slot[] = [];
   const waiting: ((slot: Slot) => void)[] = [];
   let nextId = 0;
   let closed = false;
+  const workerHeapBytes = bounds.workerHeapBytes ?? WORKER_HEAP_BYTES;
+  // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
+  const callerBound = new HeapBound(bounds.callerHeapBytes ?? CALLER_HEAP_BYTES, heapSize, fullGC);
 
   const make = (): Slot => {
     const worker = new Worker(workerUrl(WORKER, import.meta.url).href);
     // A Worker waiting for work does not keep the process alive.
     (worker as Worker & { unref?: () => void }).unref?.();
+    worker.postMessage({ id: -1, heapBytes: workerHeapBytes });
     const slot = { worker, busy: false };
     slots.push(slot);
     return slot;
@@ -178,6 +193,7 @@ export function grepWorkers(): GrepWorkers {
       return await batchOnWorker<T>(job, moved);
     } finally {
       batchDone();
+      callerBound.check();
     }
   };
   const batchOnWorker = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
@@ -253,6 +269,24 @@ export function grepWorkers(): GrepWorkers {
     runner,
     prescanner,
     size: () => slots.length,
+    async collections() {
+      const counts = await Promise.all(
+        slots.map(
+          (slot) =>
+            new Promise<number>((resolve) => {
+              const id = nextId++;
+              const onMessage = (event: MessageEvent<Reply>) => {
+                if (event.data.id !== id) return;
+                slot.worker.removeEventListener('message', onMessage);
+                resolve(event.data.collections ?? 0);
+              };
+              slot.worker.addEventListener('message', onMessage);
+              slot.worker.postMessage({ id, collections: true });
+            }),
+        ),
+      );
+      return { caller: callerBound.collections, workers: counts.reduce((a, b) => a + b, 0) };
+    },
     close() {
       closed = true;
       for (const s of slots) s.worker.terminate();

@@ -9,14 +9,18 @@
  * a batch of paths is read here first, through the mount's disk (`diskReader`).
  * The one rule: nothing here decides anything — `@ws/grep` does.
  */
+import { fullGC, heapSize } from 'bun:jsc';
 import { type MatchJob, runMatchJob, scanAhead } from '@ws/grep';
 import { unpackBlob } from '../store/blob-codec.ts';
 import type { Reading } from '@ws/reconcile';
 import { type DiskReader, diskReader } from '../disk/disk-port.ts';
 import { readPackedBlobs } from './blob-file.ts';
-import { itemLimitMs, PROGRESS_MS, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { HeapBound, itemLimitMs, PROGRESS_MS, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 declare const self: Worker;
+
+/** This Worker's heap, collected after a batch once past its bound (the caller may set it: `heapBytes`). */
+let bound: HeapBound | undefined;
 
 function prescan(id: number, job: PrescanJob): { verdicts: WorkerVerdict[]; moved: ArrayBuffer[]; slow: boolean } {
   const now = () => performance.now();
@@ -103,8 +107,16 @@ function readBlobsAndPrescan(id: number, job: PrescanJob & { blobs: NonNullable<
   return { verdicts, moved, slow };
 }
 
-self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob }>) => {
-  const { id, job } = event.data;
+self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob; heapBytes?: number; collections?: true }>) => {
+  const { id, job, heapBytes } = event.data;
+  if (heapBytes !== undefined) {
+    bound = new HeapBound(heapBytes, heapSize, fullGC);
+    return;
+  }
+  if (event.data.collections) {
+    self.postMessage({ id, collections: bound?.collections ?? 0 });
+    return;
+  }
   try {
     const batch = event.data.prescan;
     if (batch !== undefined) {
@@ -115,6 +127,8 @@ self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; presca
             ? prescan(id, batch)
             : await readAndPrescan(id, { ...batch, read: batch.read });
       self.postMessage({ id, verdicts, slow }, [...new Set(moved)]);
+      // The batch's bytes and texts are garbage now (what matched has moved to the caller).
+      bound?.check();
       return;
     }
     if (job === undefined) throw new Error('a grep Worker was sent neither a scan nor a batch');

@@ -11,7 +11,7 @@ import { type FileMeta, looksBinary, type Reading, type UnlinkResult, type Walk,
 import { type Change, type Entry, type ListOutcome, type Mount, type ReadOutcome, type Refusal, type Report, type SearchFile, type SearchQuery, largeFileChange } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk } from '../disk/disk-port.ts';
-import { aheadOf, batches, type Prescanner, prescanJob } from '../grep/prescan.ts';
+import { aheadOf, batches, type Prescanner, prescanJob, READ_BATCH } from '../grep/prescan.ts';
 import { walkRules } from '../disk/rules.ts';
 import { largeFile, largeSearchFile } from './large-file.ts';
 import { mountWords } from './words.ts';
@@ -236,7 +236,7 @@ async function* batchesOf<T>(parts: AsyncIterable<readonly T[]>, size: (t: T) =>
   let held: T[] = [];
   for await (const files of parts) {
     held.push(...files);
-    const cut = batches(held, size);
+    const cut = batches(held, size, READ_BATCH);
     // The last batch may grow with the next part.
     held = cut.pop() ?? [];
     yield* cut;

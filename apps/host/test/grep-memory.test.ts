@@ -1,0 +1,214 @@
+/**
+ * What bounds a grep's memory (issue 15, target 6): a direct mount's Workers read at most
+ * `READ_BATCH` files (and bytes) at a time, whatever the tree holds — huge files alone,
+ * tiny ones many to a batch; each grep Worker's heap, and the caller's, is collected once
+ * past its bound (`HeapBound`). None of it changes an answer: with the limits tiny (one
+ * file a batch, heaps bound at nothing) every mode answers as with none, and a
+ * file growing while it is read is seen whole, at one of its sizes. WS_SEED changes the tree.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { handleToolCall, type Workspace } from '@ws/tools';
+import type { MountConfig } from '../src/config.ts';
+import { BATCH_BYTES, BATCH_FILES, batches, HeapBound, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
+import { grepWorkers } from '../src/grep/runner.ts';
+import { directMount } from '../src/mounts/direct.ts';
+import { seededRandom, tempDir } from './fixtures.ts';
+import { testConfig, writeFiles } from './host-fixtures.ts';
+
+setDefaultTimeout(120_000);
+
+const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : 615;
+const r = seededRandom(seed);
+
+describe('batches hold at most their limits', () => {
+  test('random sizes, huge and tiny: every batch within its files and bytes (a larger file alone), nothing lost or reordered', () => {
+    for (let round = 0; round < 200; round++) {
+      const limits = { files: 1 + r(40), bytes: 1 + r(5000) };
+      const sizes = Array.from({ length: r(300) }, () => [0, 1, r(100), r(6000), limits.bytes, limits.bytes + 1 + r(10_000)][r(6)]);
+      const list = sizes.map((size, k) => ({ k, size }));
+      const cut = batches(list, (t) => t.size, limits);
+      expect(cut.flat()).toEqual(list);
+      for (const b of cut) {
+        const read = b.filter((t) => t.size > 0);
+        expect(read.length).toBeLessThanOrEqual(limits.files);
+        const bytes = read.reduce((n, t) => n + t.size, 0);
+        if (read.length > 1) expect(bytes).toBeLessThanOrEqual(limits.bytes);
+        expect(b.length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  test('without limits given, a batch keeps the larger size a store batch uses', () => {
+    const list = Array.from({ length: BATCH_FILES * 3 }, (_, k) => k);
+    expect(batches(list, () => 1).map((b) => b.length)).toEqual([BATCH_FILES, BATCH_FILES, BATCH_FILES]);
+    expect(batches([BATCH_BYTES - 1, 1, BATCH_BYTES, 1], (n) => n).map((b) => b.length)).toEqual([2, 1, 1]);
+    expect(READ_BATCH.files).toBeLessThan(BATCH_FILES);
+  });
+});
+
+describe('a heap bound', () => {
+  test('collects only once past its bound, then waits for twice what stayed live', () => {
+    let heap = 0;
+    let live = 0;
+    const bound = new HeapBound(
+      100,
+      () => heap,
+      () => {
+        heap = live;
+      },
+    );
+    heap = 100;
+    expect(bound.check()).toBe(false);
+    heap = 101;
+    expect(bound.check()).toBe(true);
+    expect(heap).toBe(0);
+    // Much stays live: the bound moves to twice it, so the next batches are not each collected.
+    live = 300;
+    heap = 350;
+    expect(bound.check()).toBe(true);
+    heap = 599;
+    expect(bound.check()).toBe(false);
+    heap = 601;
+    expect(bound.check()).toBe(true);
+    // Live again small: back to the least bound.
+    live = 10;
+    heap = 601;
+    expect(bound.check()).toBe(true);
+    heap = 101;
+    expect(bound.check()).toBe(true);
+    expect(bound.collections).toBe(5);
+  });
+});
+
+let root: string;
+let config: MountConfig;
+const BIG = READ_BATCH.bytes + 1000;
+const ordinary = grepWorkers();
+// Bounds of nothing: a thread collects whenever its heap passes twice what stayed live, in the Workers and on this thread.
+const tight = grepWorkers({ workerHeapBytes: 0, callerHeapBytes: 0 });
+afterAll(() => {
+  ordinary.close();
+  tight.close();
+});
+
+const WORDS = ['return', 'Foo', 'needleError', 'function', 'x', 'ünï', '  '];
+function text(lines: number, end: string): string {
+  const out: string[] = [];
+  for (let n = 0; n < lines; n++) {
+    const words: string[] = [];
+    for (let w = r(5); w > 0; w--) words.push(WORDS[r(WORDS.length)]);
+    out.push(words.join(' '));
+  }
+  return out.join(end) + end;
+}
+
+beforeAll(() => {
+  root = tempDir('ws-grepmem-');
+  const files: Record<string, string | Uint8Array> = {};
+  // Many tiny files, some large ones (each over a read batch's bytes), CRLF, a BOM, binary.
+  for (let k = 0; k < 300; k++) files[`${['', 'a/', 'a/b/', 'c/'][k % 4]}t${k}.txt`] = text(r(4), k % 5 === 0 ? '\r\n' : '\n');
+  for (let k = 0; k < 3; k++) files[`big/b${k}.txt`] = `${'filler line\n'.repeat(Math.ceil(BIG / 12))}function needleError\n`;
+  files['bom.txt'] = `\uFEFFreturn Foo\n`;
+  files['bin.dat'] = new Uint8Array([0x72, 0x65, 0x74, 0, 0x75]);
+  writeFiles(root, files);
+  config = testConfig(root, [{ name: 'work', path: '.', backend: 'direct', ignore: [], maxFileSize: 2 * BIG }]).mounts[0];
+});
+
+async function answer(workspace: Workspace, input: Record<string, unknown>): Promise<unknown> {
+  const got = await handleToolCall(workspace, { name: 'grep', input: { path: 'work', ...input }, resultMaxChars: 1_000_000 });
+  if (!got.success) throw new Error(got.error);
+  return got.data;
+}
+
+function withWorkers(pool: ReturnType<typeof grepWorkers>, prescanner: Prescanner = pool.prescanner): Workspace {
+  return { mounts: [directMount(config, undefined, undefined, prescanner)], hasDirectMount: true, grep: { runner: pool.runner, timeoutMs: 60_000 } };
+}
+
+const INPUTS: Record<string, unknown>[] = [
+  { pattern: 'needleError' },
+  { pattern: 'function\\s+\\w+Error' },
+  { pattern: 'return' },
+  { pattern: 'return', output: 'files' },
+  { pattern: 'return', output: 'count' },
+  { pattern: 'foo', caseInsensitive: true, contextBefore: 1, contextAfter: 2 },
+  { pattern: 'return', offset: 7 },
+];
+
+describe('the limits change no answer', () => {
+  test("a direct mount's reads come in batches within READ_BATCH: tiny files a batch of them, each large file alone", async () => {
+    const seen: { paths: number; bytes: number }[] = [];
+    const spy: Prescanner = {
+      ...ordinary.prescanner,
+      parallel: ordinary.prescanner.parallel,
+      run: (job) => ordinary.prescanner.run(job),
+      blobs: (job) => ordinary.prescanner.blobs(job),
+      read: async (job) => {
+        const paths = job.read?.paths ?? [];
+        const bytes = paths.reduce((n, p) => n + Bun.file(join(root, p)).size, 0);
+        seen.push({ paths: paths.length, bytes });
+        return ordinary.prescanner.read(job);
+      },
+    };
+    await answer(withWorkers(ordinary, spy), { pattern: 'return' });
+    expect(seen.length).toBeGreaterThan(300 / READ_BATCH.files);
+    for (const b of seen) {
+      expect(b.paths).toBeLessThanOrEqual(READ_BATCH.files);
+      if (b.bytes > READ_BATCH.bytes) expect(b.paths).toBe(1);
+    }
+    // The large files were read, each alone.
+    expect(seen.filter((b) => b.bytes >= BIG).length).toBe(3);
+  });
+
+  for (const input of INPUTS) {
+    test(`one file a batch and heaps bound at nothing: ${JSON.stringify(input)}`, async () => {
+      const plain = await answer({ mounts: [directMount(config, undefined)], hasDirectMount: true }, input);
+      expect(await answer(withWorkers(ordinary), input)).toEqual(plain);
+      const saved = { ...READ_BATCH };
+      READ_BATCH.files = 1;
+      READ_BATCH.bytes = 1;
+      try {
+        expect(await answer(withWorkers(tight), input)).toEqual(plain);
+      } finally {
+        Object.assign(READ_BATCH, saved);
+      }
+    });
+  }
+
+  test('the tight bounds did collect, in the Workers and on the calling thread; the ordinary ones seldom', async () => {
+    const got = await tight.collections();
+    expect(got.workers).toBeGreaterThan(0);
+    expect(got.caller).toBeGreaterThan(0);
+    const usual = await ordinary.collections();
+    expect(usual.caller + usual.workers).toBeLessThan(got.caller + got.workers);
+  });
+
+  test('a file growing while it is read is seen whole, at one of its sizes', async () => {
+    const file = join(root, 'a', 'growing.txt');
+    writeFileSync(file, 'grow 0\n');
+    let n = 1;
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        appendFileSync(file, `grow ${n++}\n`.repeat(1 + r(200)).replace(/grow \d+/g, () => `grow ${n++}`));
+        await Bun.sleep(0);
+      }
+    })();
+    try {
+      for (let round = 0; round < 5; round++) {
+        const got = (await answer(withWorkers(tight), { pattern: '^grow \\d+$', path: 'work/a' })) as { results: { path: string; matches: { line: number; text: string }[] }[] };
+        const grown = got.results.find((f) => f.path === 'work/a/growing.txt');
+        if (grown === undefined) continue; // read while it changed on every try: passed over, not torn
+        // Lines 1..k, each whole: a prefix of the file as it grew, never a torn line or a hole.
+        grown.matches.forEach((m, i) => {
+          expect(m.line).toBe(i + 1);
+          expect(m.text).toMatch(/^grow \d+$/);
+        });
+      }
+    } finally {
+      writing = false;
+      await writer;
+    }
+  });
+});
