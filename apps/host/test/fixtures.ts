@@ -1,6 +1,6 @@
 /** Temporary directories for tests that touch real disks; each removed after its test file. */
 import { afterAll } from 'bun:test';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,6 +18,26 @@ export function tempDir(prefix = 'ws-host-'): string {
 
 export const enc = (s: string) => new TextEncoder().encode(s);
 export const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+
+/**
+ * Makes up to `count` files under `root` in directories whose names repeat at every depth
+ * (`a/b/a/c.txt`), 1 to `maxDepth` deep, each holding `this is <its path>`: the paths made.
+ */
+export function repeatedNameTree(root: string, seed: number, count: number, maxDepth: number): string[] {
+  const random = seededRandom(seed);
+  const names = ['a', 'b', 'c'];
+  const files: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const depth = 1 + random(maxDepth);
+    const dirs = Array.from({ length: depth }, () => names[random(names.length)]).join('/');
+    const path = `${dirs}/${names[random(names.length)]}.txt`;
+    if (files.includes(path)) continue;
+    mkdirSync(join(root, dirs), { recursive: true });
+    writeFileSync(join(root, path), `this is ${path}`);
+    files.push(path);
+  }
+  return files;
+}
 
 /** A seeded xorshift: `rand(n)` is a whole number in [0, n), the same for the same seed. */
 export function seededRandom(seed: number): (n: number) => number {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Reading } from '@ws/reconcile';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { dec, seededRandom, tempDir } from './fixtures.ts';
+import { dec, repeatedNameTree, seededRandom, tempDir } from './fixtures.ts';
 
 const disk = (root: string) => diskPort({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 10_000 });
 const text = (r: Reading) => (r.kind === 'file' && r.bytes !== null ? dec(r.bytes) : r.kind);
@@ -96,18 +96,7 @@ describe('reads through held directories', () => {
 
   test('reads in any order of a tree whose directories repeat names at every depth each find their own file', async () => {
     const root = tempDir();
-    const random = seededRandom(29);
-    const names = ['a', 'b', 'c'];
-    const files: string[] = [];
-    for (let i = 0; i < 120; i++) {
-      const depth = 1 + random(5);
-      const dirs = Array.from({ length: depth }, () => names[random(names.length)]).join('/');
-      const path = `${dirs}/${names[random(names.length)]}.txt`;
-      if (files.includes(path)) continue;
-      mkdirSync(join(root, dirs), { recursive: true });
-      writeFileSync(join(root, path), `this is ${path}`);
-      files.push(path);
-    }
+    const files = repeatedNameTree(root, 29, 120, 5);
     const d = disk(root);
     for (const order of [[...files].sort(), files, [...files].reverse()]) {
       for (const path of order) expect(text(await d.read(path, 1000))).toBe(`this is ${path}`);

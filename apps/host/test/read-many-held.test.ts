@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Reading } from '@ws/reconcile';
 import { diskPort, diskReader } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { dec, seededRandom, tempDir } from './fixtures.ts';
+import { dec, repeatedNameTree, seededRandom, tempDir } from './fixtures.ts';
 
 /** Every stat racy (a granularity of a minute): an empty file pauses a batch (see above). */
 const options = (root: string) => ({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 100_000, timestampGranularityMs: 60_000 });
@@ -126,21 +126,11 @@ describe('a batch whose directories change between two of its reads', () => {
 describe('many files in deep trees', () => {
   test('directories deeper than the batch holds, with names repeated at every depth, each read finds its own file, in any order', async () => {
     const root = tempDir('ws-held-deep-');
-    const random = seededRandom(4101);
-    const names = ['a', 'b', 'c'];
-    const files: string[] = [];
-    // Chains of 40 directories (deeper than the 32 a batch holds), branching at random depths.
-    for (let i = 0; i < 60; i++) {
-      const depth = 1 + random(45);
-      const dirs = Array.from({ length: depth }, () => names[random(names.length)]).join('/');
-      const path = `${dirs}/${names[random(names.length)]}.txt`;
-      if (files.includes(path)) continue;
-      mkdirSync(join(root, dirs), { recursive: true });
-      writeFileSync(join(root, path), `this is ${path}`);
-      files.push(path);
-    }
+    // Chains up to 45 directories deep (deeper than the 32 a batch holds), branching at random depths.
+    const files = repeatedNameTree(root, 4101, 60, 45);
     const disk = diskPort({ ...options(root), timestampGranularityMs: 1 });
     await Bun.sleep(50);
+    const random = seededRandom(4102);
     const shuffled = [...files];
     for (let i = shuffled.length - 1; i > 0; i--) {
       const j = random(i + 1);
