@@ -234,16 +234,19 @@ export class PgStore implements Store {
   /**
    * A write whose answer nobody reads: in an open transaction it waits to go with the
    * transaction's next statement (see {@link later}); else it runs now, opening one.
+   * `record`: it writes a record (counted, so answers read before it are read again); a
+   * blob's row is no record.
    */
-  private writeLater(text: string, params: readonly unknown[], shared: boolean): void {
+  private writeLater(text: string, params: readonly unknown[], shared: boolean, record = true): void {
     if (this.txSession === undefined) {
-      this.write(text, params, shared);
+      if (record) this.write(text, params, shared);
+      else this.sql(text, params, 'written');
       return;
     }
     if (!this.open) throw new StoreError(`The store at ${this.path} is closed.`);
     if (this.hold?.failed) throw this.hold.failed;
     this.later.push({ text, params });
-    this.txWrites++;
+    if (record) this.txWrites++;
     if (shared) this.txShared = true;
   }
 
@@ -450,15 +453,13 @@ export class PgStore implements Store {
       }
     }
     const packed = packBlob(bytes);
-    const insert = {
-      text:
-        'INSERT INTO ws.blob (hash, size, codec, bytes) VALUES ($1, $2, $3, $4) ' +
+    this.writeLater(
+      'INSERT INTO ws.blob (hash, size, codec, bytes) VALUES ($1, $2, $3, $4) ' +
         'ON CONFLICT (hash) DO UPDATE SET unreferenced_at = NULL WHERE ws.blob.unreferenced_at IS NOT NULL',
-      params: [hash, bytes.length, packed.codec, packed.bytes],
-    };
-    // In an open transaction it goes with the next statement (see `later`); else it opens one.
-    if (this.txSession !== undefined && this.open && !this.hold?.failed) this.later.push(insert);
-    else this.sql(insert.text, insert.params, 'written');
+      [hash, bytes.length, packed.codec, packed.bytes],
+      false,
+      false,
+    );
   }
 
   setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {
