@@ -56,6 +56,29 @@ describe('compare-and-swap on the bytes read, on 1 s timestamps', () => {
     }, 120_000);
   }
 
+  test("a racy read into the caller's buffer is kept as a copy: the buffer reused for the person's bytes, the write is still refused", async () => {
+    const root = tempDir('ws-cas-');
+    const disk = coarseDisk(root);
+    const buffer = new Uint8Array(64);
+    writeFileSync(join(root, 'big.txt'), 'x'.repeat(100));
+    const big = await disk.read('big.txt', 1 << 20, buffer);
+    if (big.kind !== 'file' || big.bytes === null) throw new Error('not read');
+    expect(big.bytes.buffer).not.toBe(buffer.buffer); // too long for it: a buffer of its own
+    await earlyInASecond();
+    writeFileSync(join(root, 'a.txt'), 'the person wrote A\n');
+    const read = await disk.read('a.txt', 1 << 20, buffer);
+    if (read.kind !== 'file' || read.bytes === null) throw new Error('not read');
+    expect(read.bytes.buffer).toBe(buffer.buffer); // read into it
+    expect(new TextDecoder().decode(read.bytes)).toBe('the person wrote A\n');
+    expect(read.meta.fingerprint).toContain('~'); // racy: only the bytes kept can tell the save apart
+    // The caller is done with the bytes: its buffer takes the next read's, which are what the person saves next.
+    buffer.set(enc('the person wrote B\n'));
+    writeFileSync(join(root, 'a.txt'), 'the person wrote B\n'); // in place, same size, within the second
+    const r = await disk.write('a.txt', enc('ws wrote this\n'), { mode: null, expect: { kind: 'file', fingerprint: read.meta.fingerprint } });
+    expect(r.kind).toBe('refused');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('the person wrote B\n');
+  });
+
   test('expectBytes names the bytes outright: a fingerprint from a stat, the bytes from elsewhere', async () => {
     const root = tempDir('ws-cas-');
     const disk = coarseDisk(root);

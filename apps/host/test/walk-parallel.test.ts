@@ -13,7 +13,8 @@ import type { Walk } from '@ws/reconcile';
 import { doneWriting, tempName } from '../src/disk/boundary.ts';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { walkedInWorkers } from '../src/disk/walk-parallel.ts';
+import { type WalkReply, type WalkTask, walkedInWorkers } from '../src/disk/walk-parallel.ts';
+import { visitTree, newTally } from '../src/disk/walk.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
 
 const seed = Number(process.env.WS_SEED ?? Date.now() % 1_000_000);
@@ -126,4 +127,54 @@ test('a file stamped in the future gets a racy fingerprint from a Worker, unlike
   expect(new Set(fresh).size).toBe(2);
   const again = await walkWith(2, root);
   for (const f of again.files.filter((x) => x.path.endsWith('/fresh.txt'))) expect(fresh).not.toContain(f.meta.fingerprint);
+});
+
+test("a walk's Workers claim every batch among themselves, with no word from this thread between batches", async () => {
+  const rand = seededRandom(seed);
+  const { root } = makeTree(rand, 12);
+  await Bun.sleep(100);
+  const rules = walkRules(['node_modules/', '.git/', '*.log'], undefined, root);
+  const tops = Array.from({ length: 12 }, (_, i) => `top${i}`);
+  const batches = Array.from({ length: 6 }, (_, i) => tops.slice(2 * i, 2 * i + 2));
+  const claims = new Int32Array(new SharedArrayBuffer(4));
+  const workers = [0, 1].map(() => new Worker(new URL('../src/disk/walk-worker.ts', import.meta.url).href));
+  const replies: WalkReply[] = [];
+  const done = Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          w.onmessage = (e: MessageEvent<WalkReply>) => {
+            replies.push(e.data);
+            if ('done' in e.data) resolve();
+          };
+        }),
+    ),
+  );
+  try {
+    const task: WalkTask = { id: 7, walk: 1, root, batches, claims, rules: rules.spec as NonNullable<typeof rules.spec>, granularityMs: 2, coarseMs: null, cap: 1_000_000 };
+    for (const w of workers) w.postMessage(task);
+    // This thread takes no message until every batch is claimed, and each Worker has once
+    // found none left (its claim past the end): a Worker waiting to be handed its next
+    // batch would hold the count short of that for good.
+    const until = Date.now() + 30_000;
+    while (Atomics.load(claims, 0) < batches.length + workers.length && Date.now() < until) Atomics.wait(claims, 0, Atomics.load(claims, 0), 5);
+    expect(Atomics.load(claims, 0)).toBe(batches.length + workers.length);
+    await done;
+  } finally {
+    for (const w of workers) w.terminate();
+  }
+  // Each batch answered once, by whichever Worker claimed it, with one thread's walk of each subtree.
+  const answered = replies.filter((r): r is Extract<WalkReply, { parts: unknown }> => 'parts' in r);
+  expect(replies.filter((r) => 'error' in r)).toEqual([]);
+  expect(answered.map((r) => r.batch).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+  for (const r of answered) {
+    expect(r.id).toBe(7);
+    r.parts.forEach((part, i) => {
+      const files: string[] = [];
+      visitTree({ root, from: batches[r.batch][i], rules, followSymlinks: false, cap: 1_000_000, fromListed: true }, newTally(), (path, kind) => {
+        if (kind === 'file') files.push(path);
+      });
+      expect(part.paths === '' ? [] : part.paths.split('\u0000')).toEqual(files);
+    });
+  }
 });

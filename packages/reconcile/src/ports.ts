@@ -139,9 +139,11 @@ export interface DiskPort {
   /**
    * Reads one file whole, unless it is larger than `maxBytes` (then `bytes: null`). A walk's
    * pass keeps up to 8 reads in flight at once; every other method is called one at a time
-   * per pass.
+   * per pass. `into`: a buffer the bytes may be read into where the file fits it — the
+   * reading's bytes are then a view of it, the caller's to reuse once it is done with them
+   * (a pass reads hundreds of MB, and a fresh buffer a file costs a page fault a page).
    */
-  read(path: string, maxBytes: number): Promise<Reading>;
+  read(path: string, maxBytes: number, into?: Uint8Array): Promise<Reading>;
   /**
    * Walks the directory `dir` (`''`: the root) and everything beneath it, applying the
    * mount's ignore rules and its cap. Only metadata is returned; bytes are read later, and
@@ -361,11 +363,16 @@ export interface StorePort {
 
   /** A blob's bytes by hash, or null when the store has none. */
   getBlob(hash: Hash): Uint8Array | null;
-  /** Stores a blob under its hash (idempotent). May be called while a pass awaits disk. */
+  /**
+   * Stores a blob under its hash (idempotent). May be called while a pass awaits disk.
+   * Keeps no hold on `bytes` once it returns: the caller may overwrite them (a pass reads
+   * the next file into the same buffer), so a write that waits copies what it keeps.
+   */
   putBlob(hash: Hash, bytes: Uint8Array): void;
   /**
    * {@link putBlob}, its slow part (compression, say) done off the calling thread where
-   * the store can: a pass's reads go on meanwhile. The blob is stored when it resolves.
+   * the store can: a pass's reads go on meanwhile. The blob is stored when it resolves,
+   * and from then on `bytes` are the caller's again, as after `putBlob`.
    * Optional: a pass calls `putBlob` where a store has none.
    */
   putBlobSoon?(hash: Hash, bytes: Uint8Array): Promise<void>;

@@ -171,10 +171,11 @@ const RACY_READ_BYTES = 32 << 20;
  * effect, since the fingerprint itself vouches for nothing (a same-size save in place
  * within the tick keeps every field). Oldest first out.
  */
-function remember(disk: Disk, reading: Reading): void {
+function remember(disk: Disk, reading: Reading, into: Uint8Array | undefined): void {
   if (reading.kind !== 'file' || reading.bytes === null || !reading.meta.fingerprint.includes('~')) return;
   if (reading.bytes.length > RACY_READ_BYTES / 4) return;
-  disk.racyReads.set(reading.meta.fingerprint, reading.bytes);
+  // Bytes read into the caller's buffer are the caller's to overwrite: a copy is kept.
+  disk.racyReads.set(reading.meta.fingerprint, into !== undefined && reading.bytes.buffer === into.buffer ? reading.bytes.slice() : reading.bytes);
   let total = 0;
   for (const b of disk.racyReads.values()) total += b.length;
   for (const [fp, b] of disk.racyReads) {
@@ -490,13 +491,13 @@ function unfilled(size: number): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** Reads an open regular file whole; null when it changed while it was read. */
-function readOpen(disk: Disk, fd: number, maxBytes: number): Reading | null {
+/** Reads an open regular file whole (into `into` where it fits); null when it changed while it was read. */
+function readOpen(disk: Disk, fd: number, maxBytes: number, into?: Uint8Array): Reading | null {
   const before = fstatInfo(fd);
   if (before.type !== 'file') return { kind: 'unobservable', reason: notAFile(before.type) };
   const meta = metaOf(disk, before);
   if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
-  const bytes = unfilled(meta.size);
+  const bytes = into !== undefined && into.length >= meta.size ? into.subarray(0, meta.size) : unfilled(meta.size);
   let off = 0;
   while (off < bytes.length) {
     const n = readSync(fd, bytes, off, bytes.length - off, off);
@@ -588,13 +589,13 @@ function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, r
   }
 }
 
-function readOnce(disk: Disk, path: string, maxBytes: number): Look {
+function readOnce(disk: Disk, path: string, maxBytes: number, into: Uint8Array | undefined): Look {
   return withReadable<Look>(
     disk,
     path,
     (found) => ({ kind: 'final', reading: found }),
     (fd) => {
-      const got = readOpen(disk, fd, maxBytes);
+      const got = readOpen(disk, fd, maxBytes, into);
       if (got === null) return { kind: 'changing' };
       const racy = got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~');
       return { kind: racy ? 'emptied' : 'final', reading: got };
@@ -642,11 +643,11 @@ const SETTLE_MS = [2, 5, 10];
  * at again after a short settle; one that keeps changing is unobservable, one that stays
  * empty is empty.
  */
-async function readFile(disk: Disk, path: string, maxBytes: number): Promise<Reading> {
+async function readFile(disk: Disk, path: string, maxBytes: number, into?: Uint8Array): Promise<Reading> {
   for (let attempt = 0; ; attempt++) {
-    const look = readOnce(disk, path, maxBytes);
+    const look = readOnce(disk, path, maxBytes, into);
     if (look.kind === 'final') {
-      remember(disk, look.reading);
+      remember(disk, look.reading, into);
       return look.reading;
     }
     if (attempt >= SETTLE_MS.length) return look.kind === 'emptied' ? look.reading : { kind: 'unobservable', reason: diskWords.keptChanging };
@@ -780,7 +781,7 @@ function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number):
       closeSync(fd);
     }
     if (got === null || (got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~'))) return null;
-    remember(disk, got);
+    remember(disk, got, undefined);
     return got;
   } catch {
     return null;
@@ -1206,7 +1207,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     kindOf: (path) => kindOf(disk, path),
     locateRoot: async () => locateRoot(options.root),
     stat: async (path) => stat(disk, path),
-    read: (path, maxBytes) => readFile(disk, path, maxBytes),
+    read: (path, maxBytes, into) => readFile(disk, path, maxBytes, into),
     walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false, walkOptions?.continuing ?? false),
     walkedWhole: (dir) => {
       if (normal(dir) === '') cancelSweep(disk);

@@ -2,8 +2,11 @@
  * A whole walk with its subtrees walked in Workers (issue 15, target 3: `git status`
  * stats on several threads too). This thread lists the top of the tree itself — the
  * directory walked and up to two levels beneath it ({@link LIST_DEPTH} in all), until
- * there are {@link TASKS} subtrees — and hands the subtrees to Workers, a few at a time; while
- * they walk, the calling thread is free (a pass scans the store meanwhile). The one
+ * there are {@link TASKS} subtrees — and hands every batch of subtrees to the Workers at once:
+ * each Worker claims the next batch nobody has claimed, through a counter they share, so
+ * they go on while the calling thread is busy (a pass scans the store meanwhile, and a
+ * Worker that waited for this thread to hand it its next batch sat idle until the scan
+ * ended: 0.1 s of a 0.4 s sync with nothing changed, on 2 cores). The one
  * rule: the result is the one {@link visitTree} gives on one thread, entry for entry and
  * in the same order — every directory listed by the same code under the same rules, the
  * parts put back in path order, what was passed over in the order one walk meets it. A
@@ -20,7 +23,7 @@ import type { WalkRules, WalkRulesSpec } from './rules.ts';
 import { newTally, visitTree } from './walk.ts';
 import { workerUrl } from '../worker-file.ts';
 
-/** One Worker's share: subtrees to walk, each from its root down (in this order). */
+/** A walk's work, given to each of its Workers: batches of subtrees, each walked from its root down by the Worker that claims it. */
 export interface WalkTask {
   readonly id: number;
   /**
@@ -30,7 +33,13 @@ export interface WalkTask {
    */
   readonly walk: number;
   readonly root: string;
-  readonly from: readonly string[];
+  /** The batches: each a list of subtrees, walked in this order. */
+  readonly batches: readonly (readonly string[])[];
+  /**
+   * Shared by the walk's Workers (a SharedArrayBuffer): `[0]` is the next batch to claim.
+   * A Worker claims one by adding 1 and walks it where the old count is a batch.
+   */
+  readonly claims: Int32Array;
   readonly rules: WalkRulesSpec;
   readonly granularityMs: number;
   readonly coarseMs: number | null;
@@ -56,11 +65,15 @@ export interface WalkedPart {
   readonly incomplete: string | null;
 }
 
-/** A Worker's answer to a {@link WalkTask}. */
-export interface WalkTaskResult {
-  readonly id: number;
-  readonly parts: WalkedPart[];
-}
+/**
+ * What a Worker tells of a {@link WalkTask}: a batch it walked (its parts, a subtree each,
+ * in the batch's order), a batch it could not walk (this thread walks it), and at last
+ * that it claims no more.
+ */
+export type WalkReply =
+  | { readonly id: number; readonly batch: number; readonly parts: WalkedPart[] }
+  | { readonly id: number; readonly batch: number; readonly error: string }
+  | { readonly id: number; readonly done: true };
 
 /** A walk's result, as `HostDisk.walk` gives it. */
 export interface ParallelWalk {
@@ -77,8 +90,10 @@ export const walkedInWorkers = { parts: 0 };
 const TASKS = 8;
 /** How many levels this thread lists at most, the walked directory's own included. */
 const LIST_DEPTH = 3;
-/** Subtrees in one message to a Worker: enough for few messages, few enough to share the work out evenly. */
+/** Batches a Worker's share is cut into: enough for few messages, few enough to share the work out evenly. */
 const BATCHES_PER_WORKER = 4;
+/** Tasks given in this process: a reply names its task. */
+let tasksGiven = 0;
 
 // The built bin and the compiled executable take the Worker as an entry of their own and
 // name its file as it lies beside them (see `grep/runner.ts`); the sources name it here.
@@ -251,15 +266,16 @@ function walkHere(options: ParallelOptions, from: string): ParallelWalk & { seen
 }
 
 /**
- * Hands the subtrees to Workers, a batch at a time, until each is walked or its Worker
- * failed (those are left for this thread). Resolves when no Worker has work left.
+ * Hands the subtrees to Workers, every batch at once, until each batch is walked or the
+ * Worker that claimed it failed (those are left for this thread, as are all of them where
+ * no Worker starts). Resolves when no Worker claims more.
  */
 async function inWorkers(options: ParallelOptions, dirs: (Item & { kind: 'directory' })[], here: (d: Item & { kind: 'directory' }) => void): Promise<void> {
   const size = Math.max(1, Math.ceil(dirs.length / (options.workers * BATCHES_PER_WORKER)));
   const batches: (Item & { kind: 'directory' })[][] = [];
   for (let i = 0; i < dirs.length; i += size) batches.push(dirs.slice(i, i + size));
-  let next = 0;
-  let id = 0;
+  const claims = new Int32Array(new SharedArrayBuffer(4));
+  const paths = batches.map((b) => b.map((d) => d.path));
   const one = () =>
     new Promise<void>((done) => {
       let worker: Worker;
@@ -269,46 +285,38 @@ async function inWorkers(options: ParallelOptions, dirs: (Item & { kind: 'direct
         done(); // no Worker here: this thread walks what is left
         return;
       }
-      let batch: (Item & { kind: 'directory' })[] = [];
-      let taskId = -1;
-      const give = () => {
-        if (next >= batches.length) {
-          putBack(worker);
-          return done();
-        }
-        batch = batches[next++];
-        taskId = id++;
-        const task: WalkTask = {
-          id: taskId,
-          walk: options.walk,
-          root: options.root,
-          from: batch.map((d) => d.path),
-          rules: options.rules.spec,
-          granularityMs: options.time.granularityMs,
-          coarseMs: options.time.coarseMs,
-          cap: options.cap,
-        };
-        worker.postMessage(task);
+      const task: WalkTask = {
+        id: ++tasksGiven,
+        walk: options.walk,
+        root: options.root,
+        batches: paths,
+        claims,
+        rules: options.rules.spec,
+        granularityMs: options.time.granularityMs,
+        coarseMs: options.time.coarseMs,
+        cap: options.cap,
       };
-      worker.onmessage = (event: MessageEvent<WalkTaskResult | { id: number; error: string }>) => {
+      worker.onmessage = (event: MessageEvent<WalkReply>) => {
         const reply = event.data;
-        if (reply.id !== taskId) return;
-        if ('error' in reply) {
-          for (const d of batch) here(d);
+        if (reply.id !== task.id) return;
+        if ('done' in reply) {
+          putBack(worker);
+          done();
+        } else if ('error' in reply) {
+          for (const d of batches[reply.batch]) here(d);
         } else {
           reply.parts.forEach((part, i) => {
-            batch[i].part = { there: part };
+            batches[reply.batch][i].part = { there: part };
           });
         }
-        give();
       };
       worker.onerror = () => {
-        // This batch is walked here; the Worker takes no more.
-        for (const d of batch) if (d.part === undefined) here(d);
+        // Its claimed batch, unanswered, is walked here after; the Worker takes no more.
+        worker.onmessage = null;
         worker.terminate();
         done();
       };
-      give();
+      worker.postMessage(task);
     });
   await Promise.all(Array.from({ length: Math.min(options.workers, batches.length) }, one));
 }

@@ -1,6 +1,8 @@
 /**
  * The Worker a walk's subtrees are walked in (see `walk-parallel.ts`): a message is one
- * {@link WalkTask}, answered with its {@link WalkTaskResult} (or `{ id, error }`). The
+ * {@link WalkTask}; the Worker claims its batches one by one (with the walk's other
+ * Workers), answers each with its parts (or `{ id, batch, error }`), and ends with
+ * `{ id, done: true }` when none is left to claim. The
  * one rule: the same walk as on the calling thread — the same rules, made from the same
  * spec, and the same stats — except that temporary files are told back, never removed
  * here (only the calling thread knows which ones its process is writing).
@@ -8,7 +10,7 @@
 import { fileMeta } from './fingerprint.ts';
 import { walkRules } from './rules.ts';
 import { newTally, visitTree } from './walk.ts';
-import type { WalkTask, WalkTaskResult } from './walk-parallel.ts';
+import type { WalkedPart, WalkReply, WalkTask } from './walk-parallel.ts';
 
 declare const self: Worker;
 
@@ -22,11 +24,12 @@ function rulesFor(task: WalkTask): ReturnType<typeof walkRules> {
   return made.rules;
 }
 
-function run(task: WalkTask): WalkTaskResult {
+/** One batch of `task`'s subtrees, walked: a part a subtree, in order. */
+function run(task: WalkTask, batch: number): WalkedPart[] {
   const rules = rulesFor(task);
   const time = { granularityMs: task.granularityMs, coarseMs: task.coarseMs, now: Date.now };
-  const out: WalkTaskResult = { id: task.id, parts: [] };
-  for (const from of task.from) {
+  const out: WalkedPart[] = [];
+  for (const from of task.batches[batch]) {
     const paths: string[] = [];
     const fingerprints: string[] = [];
     const numbers: number[] = [];
@@ -58,7 +61,7 @@ function run(task: WalkTask): WalkTaskResult {
         }
       },
     );
-    out.parts.push({
+    out.push({
       files: paths.length,
       paths: paths.join('\u0000'),
       fingerprints: fingerprints.join('\u0000'),
@@ -76,10 +79,17 @@ function run(task: WalkTask): WalkTaskResult {
 
 self.onmessage = (event: MessageEvent<WalkTask>) => {
   const task = event.data;
-  try {
-    const result = run(task);
-    postMessage(result, result.parts.map((p) => p.numbers.buffer as ArrayBuffer));
-  } catch (err) {
-    postMessage({ id: task.id, error: String((err as Error)?.message ?? err) });
+  for (;;) {
+    const batch = Atomics.add(task.claims, 0, 1);
+    if (batch >= task.batches.length) break;
+    let reply: WalkReply;
+    try {
+      reply = { id: task.id, batch, parts: run(task, batch) };
+    } catch (err) {
+      postMessage({ id: task.id, batch, error: String((err as Error)?.message ?? err) } satisfies WalkReply);
+      continue;
+    }
+    postMessage(reply, 'parts' in reply ? reply.parts.map((p) => p.numbers.buffer as ArrayBuffer) : []);
   }
+  postMessage({ id: task.id, done: true } satisfies WalkReply);
 };

@@ -233,7 +233,7 @@ export class FakeDisk implements DiskPort {
     return { kind: 'file', meta: this.meta(v) };
   }
 
-  async read(path: string, maxBytes: number): Promise<Reading> {
+  async read(path: string, maxBytes: number, into?: Uint8Array): Promise<Reading> {
     this.tick('read');
     this.counts.read++;
     this.onObserve?.();
@@ -244,7 +244,14 @@ export class FakeDisk implements DiskPort {
     if (blocked) return { kind: 'unobservable', reason: blocked };
     const meta = this.meta(v);
     if (meta.fingerprint.includes('~')) this.racyReads.set(meta.fingerprint, v.bytes);
-    return { kind: 'file', meta, bytes: v.bytes.length > maxBytes ? null : v.bytes };
+    if (v.bytes.length > maxBytes) return { kind: 'file', meta, bytes: null };
+    // Into the caller's buffer where it fits, as the real disk reads: a caller that keeps
+    // the bytes past its use of them sees them overwritten by its next read.
+    if (into !== undefined && into.length >= v.bytes.length) {
+      into.set(v.bytes);
+      return { kind: 'file', meta, bytes: into.subarray(0, v.bytes.length) };
+    }
+    return { kind: 'file', meta, bytes: v.bytes };
   }
 
   async walk(dir: string): Promise<Walk> {

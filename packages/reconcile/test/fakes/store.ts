@@ -184,7 +184,8 @@ export class FakeStore implements StorePort {
 
   putBlob(hash: Hash, bytes: Uint8Array): void {
     if (this.now.blobs.has(hash)) return;
-    this.write({ t: 'blob', key: hash, value: bytes });
+    // The bytes are the caller's again once this returns (a pass reuses its read buffers): a copy.
+    this.write({ t: 'blob', key: hash, value: bytes.slice() });
   }
 
   setTree(branch: string, mount: string, path: string, entry: TreeEntry | null, cause: VersionCause): void {

@@ -456,7 +456,8 @@ export class PgStore implements Store {
     this.writeLater(
       'INSERT INTO ws.blob (hash, size, codec, bytes) VALUES ($1, $2, $3, $4) ' +
         'ON CONFLICT (hash) DO UPDATE SET unreferenced_at = NULL WHERE ws.blob.unreferenced_at IS NOT NULL',
-      [hash, bytes.length, packed.codec, packed.bytes],
+      // The insert waits for the next statement, and raw bytes are the caller's to overwrite once this returns: a copy.
+      [hash, bytes.length, packed.codec, packed.codec === 'raw' ? packed.bytes.slice() : packed.bytes],
       false,
       false,
     );
