@@ -178,3 +178,34 @@ test("a walk's Workers claim every batch among themselves, with no word from thi
     });
   }
 });
+
+test('a batch a Worker cannot walk is answered as failed, once, and the Worker goes on claiming the rest', async () => {
+  const root = tempDir('ws-walk-par-');
+  const batches = [['a'], ['b'], ['c'], ['d'], ['e']];
+  const claims = new Int32Array(new SharedArrayBuffer(4));
+  const workers = [0, 1].map(() => new Worker(new URL('../src/disk/walk-worker.ts', import.meta.url).href));
+  const replies: WalkReply[] = [];
+  try {
+    // Rules no Worker can make: every batch fails where the Worker makes them.
+    const task = { id: 3, walk: 2, root, batches, claims, rules: null, granularityMs: 2, coarseMs: null, cap: 10 } as unknown as WalkTask;
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            w.onmessage = (e: MessageEvent<WalkReply>) => {
+              replies.push(e.data);
+              if ('done' in e.data) resolve();
+            };
+            w.postMessage(task);
+          }),
+      ),
+    );
+  } finally {
+    for (const w of workers) w.terminate();
+  }
+  const failed = replies.filter((r): r is Extract<WalkReply, { error: string }> => 'error' in r);
+  expect(failed.map((r) => r.batch).sort()).toEqual([0, 1, 2, 3, 4]);
+  for (const r of failed) expect(r.error.length).toBeGreaterThan(0);
+  expect(replies.filter((r) => 'parts' in r)).toEqual([]);
+  expect(replies.filter((r) => 'done' in r).length).toBe(2);
+});
