@@ -129,14 +129,8 @@ test('a file stamped in the future gets a racy fingerprint from a Worker, unlike
   for (const f of again.files.filter((x) => x.path.endsWith('/fresh.txt'))) expect(fresh).not.toContain(f.meta.fingerprint);
 });
 
-test("a walk's Workers claim every batch among themselves, with no word from this thread between batches", async () => {
-  const rand = seededRandom(seed);
-  const { root } = makeTree(rand, 12);
-  await Bun.sleep(100);
-  const rules = walkRules(['node_modules/', '.git/', '*.log'], undefined, root);
-  const tops = Array.from({ length: 12 }, (_, i) => `top${i}`);
-  const batches = Array.from({ length: 6 }, (_, i) => tops.slice(2 * i, 2 * i + 2));
-  const claims = new Int32Array(new SharedArrayBuffer(4));
+/** Two walk Workers, started here, with every reply they send and when both have said they claim no more. */
+function walkWorkers(): { workers: Worker[]; replies: WalkReply[]; done: Promise<void[]> } {
   const workers = [0, 1].map(() => new Worker(new URL('../src/disk/walk-worker.ts', import.meta.url).href));
   const replies: WalkReply[] = [];
   const done = Promise.all(
@@ -150,6 +144,18 @@ test("a walk's Workers claim every batch among themselves, with no word from thi
         }),
     ),
   );
+  return { workers, replies, done };
+}
+
+test("a walk's Workers claim every batch among themselves, with no word from this thread between batches", async () => {
+  const rand = seededRandom(seed);
+  const { root } = makeTree(rand, 12);
+  await Bun.sleep(100);
+  const rules = walkRules(['node_modules/', '.git/', '*.log'], undefined, root);
+  const tops = Array.from({ length: 12 }, (_, i) => `top${i}`);
+  const batches = Array.from({ length: 6 }, (_, i) => tops.slice(2 * i, 2 * i + 2));
+  const claims = new Int32Array(new SharedArrayBuffer(4));
+  const { workers, replies, done } = walkWorkers();
   try {
     const task: WalkTask = { id: 7, walk: 1, root, batches, claims, rules: rules.spec as NonNullable<typeof rules.spec>, granularityMs: 2, coarseMs: null, cap: 1_000_000 };
     for (const w of workers) w.postMessage(task);
@@ -183,23 +189,12 @@ test('a batch a Worker cannot walk is answered as failed, once, and the Worker g
   const root = tempDir('ws-walk-par-');
   const batches = [['a'], ['b'], ['c'], ['d'], ['e']];
   const claims = new Int32Array(new SharedArrayBuffer(4));
-  const workers = [0, 1].map(() => new Worker(new URL('../src/disk/walk-worker.ts', import.meta.url).href));
-  const replies: WalkReply[] = [];
+  const { workers, replies, done } = walkWorkers();
   try {
     // Rules no Worker can make: every batch fails where the Worker makes them.
     const task = { id: 3, walk: 2, root, batches, claims, rules: null, granularityMs: 2, coarseMs: null, cap: 10 } as unknown as WalkTask;
-    await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            w.onmessage = (e: MessageEvent<WalkReply>) => {
-              replies.push(e.data);
-              if ('done' in e.data) resolve();
-            };
-            w.postMessage(task);
-          }),
-      ),
-    );
+    for (const w of workers) w.postMessage(task);
+    await done;
   } finally {
     for (const w of workers) w.terminate();
   }
