@@ -72,15 +72,34 @@ function median(xs: readonly number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-/** A whole process, run to its exit with its output drained: ms and peak RSS (bytes). */
+// Every command runs through the spawner (`spawner.ts`), started now while this process
+// is small: a child's peak RSS is then its own, not this benchmark's high-water mark; the
+// spawner times each command alike, from its spawn to its exit.
+const spawner = Bun.spawn(['bun', resolve(import.meta.dir, 'spawner.ts')], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' });
+const answers = (async function* () {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of spawner.stdout) {
+    buffered += decoder.decode(chunk, { stream: true });
+    for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+      yield JSON.parse(buffered.slice(0, nl)) as { ms: number; maxRss: number; code: number };
+      buffered = buffered.slice(nl + 1);
+    }
+  }
+})();
+process.on('exit', () => spawner.kill());
+
+/** A whole process, run to its exit with its output drained (by the spawner): ms and peak RSS (bytes). */
 async function run(argv: readonly string[], stdin?: string): Promise<{ ms: number; maxRss: number; code: number }> {
-  const t = performance.now();
-  const child = Bun.spawn([...argv], { cwd: tree.root, stdout: 'pipe', stderr: 'ignore', stdin: stdin === undefined ? 'ignore' : new Blob([stdin]) });
-  await new Response(child.stdout).arrayBuffer();
-  const code = await child.exited;
-  const ms = performance.now() - t;
-  return { ms, maxRss: child.resourceUsage()?.maxRSS ?? 0, code };
+  spawner.stdin.write(`${JSON.stringify({ argv, cwd: tree.root, ...(stdin === undefined ? {} : { stdin }) })}\n`);
+  spawner.stdin.flush();
+  const next = await answers.next();
+  if (next.done) throw new Error('the benchmark\'s spawner ended');
+  return next.value;
 }
+/** The least peak RSS the spawner can report (a command that does nothing): any figure is at least this. */
+const floorRss = (await run(['true'])).maxRss;
+console.log(`spawner: a command that does nothing peaks at ${(floorRss / 2 ** 20).toFixed(1)} MiB`);
 
 /** Medians of measures taken in turn, the order rotating each round. */
 async function paired(measures: readonly (() => Promise<number>)[], rounds = ROUNDS): Promise<number[]> {
@@ -250,4 +269,6 @@ try {
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
+  spawner.stdin.end();
+  spawner.kill();
 }

@@ -24,8 +24,17 @@ const GRACE_MS = 250;
 const STALL_GRACE_MS = 250;
 /** At most this many Workers at once; more jobs wait for one. */
 const MAX_WORKERS = 4;
-/** How many batches a prescan keeps in flight: one a core (at most the Workers there are). */
-const PARALLEL = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency ?? 2));
+/**
+ * How many batches a prescan keeps in flight on `cores` cores: one a core (at most the
+ * Workers there are) — but one on two cores or fewer, where the caller's thread (the
+ * walk, the search) keeps one core busy itself: a second batch in flight there bought
+ * little time (it waited for a core) and cost a second Worker, some 30 MiB of a one-shot
+ * grep's peak (the README's "Memory").
+ */
+export function prescanParallel(cores: number): number {
+  return cores <= 2 ? 1 : Math.min(MAX_WORKERS, cores);
+}
+
 
 type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number };
 
@@ -56,6 +65,8 @@ export interface HeapBounds {
   readonly workerHeapBytes?: number;
   /** The caller's heap, checked as each batch comes back; default {@link CALLER_HEAP_BYTES}. */
   readonly callerHeapBytes?: number;
+  /** The cores the pool plans for ({@link prescanParallel}); default: the machine's. */
+  readonly cores?: number;
 }
 
 const EMPTY = new Uint32Array(0);
@@ -91,6 +102,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   let nextId = 0;
   let closed = false;
   const workerHeapBytes = bounds.workerHeapBytes ?? WORKER_HEAP_BYTES;
+  const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2);
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   const callerBound = new HeapBound(bounds.callerHeapBytes ?? CALLER_HEAP_BYTES, heapSize, fullGC);
 

@@ -1,0 +1,35 @@
+/**
+ * The benchmark's spawner: a small process, started while the benchmark is small, that
+ * runs each measured command for it and reports the command's time and peak RSS. A child
+ * of a large process would not do: Bun starts a child from its parent's address space,
+ * and Linux keeps the larger of the two peaks across the exec, so `resourceUsage().maxRSS`
+ * counted the benchmark's own high-water mark (`true` reported 323 MiB once the benchmark
+ * had grown to 300 MB). This process stays small — it holds one command's output at a
+ * time — so a figure is the measured command's own, above this floor (`floorRss`).
+ *
+ * One request a line on stdin, as JSON `{ argv, cwd, stdin? }`; one answer a line on
+ * stdout, `{ ms, maxRss, code }` (ms from the spawn to the exit, the output drained).
+ */
+export {};
+
+const decoder = new TextDecoder();
+let buffered = '';
+
+async function runOne(request: { argv: string[]; cwd: string; stdin?: string }): Promise<{ ms: number; maxRss: number; code: number }> {
+  const t = performance.now();
+  const child = Bun.spawn(request.argv, { cwd: request.cwd, stdout: 'pipe', stderr: 'ignore', stdin: request.stdin === undefined ? 'ignore' : new Blob([request.stdin]) });
+  await new Response(child.stdout).arrayBuffer();
+  const code = await child.exited;
+  const ms = performance.now() - t;
+  return { ms, maxRss: child.resourceUsage()?.maxRSS ?? 0, code };
+}
+
+for await (const chunk of Bun.stdin.stream()) {
+  buffered += decoder.decode(chunk, { stream: true });
+  for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    const answer = await runOne(JSON.parse(line));
+    process.stdout.write(`${JSON.stringify(answer)}\n`);
+  }
+}

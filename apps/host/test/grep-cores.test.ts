@@ -1,0 +1,59 @@
+/**
+ * How many grep Workers a pool plans for a machine's cores (issue 15, target 6): one
+ * batch searched ahead at a time on two cores or fewer — one Worker, whose heap and image
+ * are a one-shot grep's largest part after Bun's own — and one a core beyond, up to four.
+ * The answer is the same either way.
+ */
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
+import { handleToolCall, type Workspace } from '@ws/tools';
+import type { MountConfig } from '../src/config.ts';
+import { READ_BATCH } from '../src/grep/prescan.ts';
+import { grepWorkers, prescanParallel } from '../src/grep/runner.ts';
+import { directMount } from '../src/mounts/direct.ts';
+import { tempDir } from './fixtures.ts';
+import { testConfig, writeFiles } from './host-fixtures.ts';
+
+setDefaultTimeout(120_000);
+
+let config: MountConfig;
+const two = grepWorkers({ cores: 2 });
+const eight = grepWorkers({ cores: 8 });
+afterAll(() => {
+  two.close();
+  eight.close();
+});
+
+beforeAll(() => {
+  const root = tempDir('ws-grepcores-');
+  const files: Record<string, string> = {};
+  // Many batches' worth of files, most matching a common word, a few a rare one.
+  for (let k = 0; k < READ_BATCH.files * 8; k++) files[`d${k % 7}/f${k}.ts`] = `export function f${k}() {\n  return ${k};\n}\n${k % 50 === 0 ? 'createReconciler()\n' : ''}`;
+  writeFiles(root, files);
+  config = testConfig(root, [{ name: 'work', path: '.', backend: 'direct', ignore: [] }]).mounts[0];
+});
+
+const workspace = (pool: ReturnType<typeof grepWorkers>): Workspace => ({
+  mounts: [directMount(config, undefined, undefined, pool.prescanner)],
+  hasDirectMount: true,
+  grep: { runner: pool.runner, timeoutMs: 60_000 },
+});
+
+async function answer(ws: Workspace, input: Record<string, unknown>): Promise<unknown> {
+  const got = await handleToolCall(ws, { name: 'grep', input: { path: 'work', ...input }, resultMaxChars: 20_000 });
+  if (!got.success) throw new Error(got.error);
+  return got.data;
+}
+
+test('batches in flight for a core count: one on two cores or fewer, one a core beyond, at most four', () => {
+  expect([1, 2, 3, 4, 6, 8, 64].map(prescanParallel)).toEqual([1, 1, 3, 4, 4, 4, 4]);
+  expect(two.prescanner.parallel).toBe(1);
+  expect(eight.prescanner.parallel).toBe(4);
+});
+
+test('on two cores a grep of many batches runs on one Worker, and answers as a pool of four does', async () => {
+  for (const pattern of ['return', 'createReconciler', 'function\\s+\\w+']) {
+    const one = await answer(workspace(two), { pattern });
+    expect(two.size()).toBe(1);
+    expect(await answer(workspace(eight), { pattern })).toEqual(one);
+  }
+});
