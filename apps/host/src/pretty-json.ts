@@ -100,3 +100,22 @@ export function* prettyJsonChunks(value: unknown, chunkChars = CHUNK_CHARS): Gen
   }
   if (length > 0) yield parts.join('');
 }
+
+/** How many chunks are written between two calls of `collect` in {@link printJson}. */
+export const COLLECT_EVERY = 16;
+
+/**
+ * Writes `JSON.stringify(value, null, 2)` and a line end through `write`, a chunk at a
+ * time, each written before the next is made, calling `collect` every
+ * {@link COLLECT_EVERY} chunks: the strings a chunk is made of die at once, and a
+ * collector left to itself let them pile up to several times the text (45 MiB printing
+ * 6.7 MB).
+ */
+export async function printJson(value: unknown, write: (text: string) => Promise<void>, collect: () => void): Promise<void> {
+  let written = 0;
+  for (const chunk of prettyJsonChunks(value)) {
+    await write(chunk);
+    if (++written % COLLECT_EVERY === 0) collect();
+  }
+  await write('\n');
+}

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { prettyJsonChunks } from '../src/pretty-json.ts';
+import { COLLECT_EVERY, printJson, prettyJsonChunks } from '../src/pretty-json.ts';
 
 const joined = (value: unknown, chunkChars?: number): string | undefined => {
   const chunks = [...prettyJsonChunks(value, chunkChars)];
@@ -52,5 +52,25 @@ describe('JSON printed in chunks', () => {
     const v: Record<string, unknown> = { list: Array.from({ length: 20 }, (_, i) => i) };
     (v.list as unknown[]).push(v);
     expect(() => joined(v)).toThrow(TypeError);
+  });
+
+  test('printing writes each chunk before making the next, collecting every few chunks, and ends with a line end', async () => {
+    const value = { tookIn: Array.from({ length: 30_000 }, (_, i) => ({ path: `dir/file${i}.ts`, took: 'new file' })) };
+    const events: string[] = [];
+    let text = '';
+    await printJson(
+      value,
+      async (t) => {
+        events.push('write');
+        text += t;
+      },
+      () => events.push('collect'),
+    );
+    expect(text).toBe(`${JSON.stringify(value, null, 2)}\n`);
+    const writes = events.filter((e) => e === 'write').length;
+    expect(writes).toBeGreaterThan(2 * COLLECT_EVERY);
+    // A collection after every COLLECT_EVERY writes, none before.
+    for (const [i, e] of events.entries()) if (e === 'collect') expect(events.slice(0, i).filter((x) => x === 'write').length % COLLECT_EVERY).toBe(0);
+    expect(events.filter((e) => e === 'collect').length).toBe(Math.floor((writes - 1) / COLLECT_EVERY));
   });
 });

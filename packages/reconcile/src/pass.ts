@@ -18,6 +18,9 @@ import { BRANCH_KEPT_CHANGING, CANCELLED, unverifiedReason } from './wording.ts'
 /** How many times a pass gathers again after the selected branch changed during a gather. */
 export const MAX_REGATHERS = 3;
 
+/** How many paths a pass decides between two calls of its context's `reclaim` (and the fewest a gather reads for one). */
+export const RECLAIM_EVERY = 4096;
+
 /** What to pass over. A cancelled pass gathers no further and decides nothing: it gives up. */
 export interface PassRequest extends Work {
   readonly scope: Scope;
@@ -122,7 +125,12 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
   // atomic it is written at once, so no path's change is held until the last is decided.
   const recorder = changeRecorder(ctx, { blobsPut: gathered.kind === 'observed' && gathered.blobsPut, extra: recordRoot });
   const reports: PathReport[] = [];
+  // The gather's garbage (every file's bytes, packed copies, stats) is dead now: collected
+  // before deciding makes more (see ReconcilerOptions.reclaim).
+  const reclaim = ctx.reclaim;
+  if (reclaim !== undefined && views.size >= RECLAIM_EVERY && gathered.kind === 'observed' && gathered.blobsPut) reclaim(true);
   for (const [path, disk] of inPathOrder(views)) {
+    if (reclaim !== undefined && reports.length > 0 && reports.length % RECLAIM_EVERY === 0) reclaim(false);
     const records = stored.get(path) ?? { path, ...NOTHING, pending: null };
     // The decision's input named field by field: no copy of every record per path.
     const inFlight = ctx.inFlight.has(path);

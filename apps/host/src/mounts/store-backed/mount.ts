@@ -94,6 +94,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     readOnly: config.readOnly,
     maxFileSize: config.maxFileSize,
     isBinary: looksBinary,
+    reclaim: (full) => Bun.gc(full),
   });
   const contain = (path: string, purpose: Purpose): Containment => realDisk.contain(path, purpose);
   const ctx: StoreMountContext = {
