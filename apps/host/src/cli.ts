@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { handleToolCall, listingOf, tools } from '@ws/tools';
 import { ConfigError, type HostConfig, loadConfig, SAMPLE_CONFIG } from './config.ts';
 import { type Host, openHost } from './host.ts';
+import { collector } from './collector.ts';
 import { printJson } from './pretty-json.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
@@ -130,7 +131,8 @@ function writeOut(text: string): Promise<void> {
  * MiB at the sync's peak.
  */
 function print(value: unknown): Promise<void> {
-  return printJson(value, writeOut, () => Bun.gc(false));
+  const reclaim = collector();
+  return printJson(value, writeOut, () => reclaim(false));
 }
 
 /** The input of `ws call`: JSON from the argument, or from stdin for "-", or `{}`. */
