@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import { handleToolCall, listingOf, tools } from '@ws/tools';
 import { ConfigError, type HostConfig, loadConfig, SAMPLE_CONFIG } from './config.ts';
 import { type Host, openHost } from './host.ts';
+import { collector } from './collector.ts';
+import { printJson } from './pretty-json.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 
@@ -122,8 +124,15 @@ function writeOut(text: string): Promise<void> {
   );
 }
 
+/**
+ * Prints `value` as `JSON.stringify(value, null, 2)` and a line end, a chunk at a time,
+ * the young garbage collected as it goes: a first sync's answer lists every file taken
+ * in (6.7 MB for 42,000 files), and one string of it, with its UTF-8 copy, cost tens of
+ * MiB at the sync's peak.
+ */
 function print(value: unknown): Promise<void> {
-  return writeOut(`${JSON.stringify(value, null, 2)}\n`);
+  const reclaim = collector();
+  return printJson(value, writeOut, () => reclaim(false));
 }
 
 /** The input of `ws call`: JSON from the argument, or from stdin for "-", or `{}`. */

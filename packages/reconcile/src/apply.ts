@@ -61,21 +61,73 @@ export function writeRecords(store: StorePort, mount: string, change: RecordChan
   return wrote;
 }
 
+/** What {@link recordChanges} and {@link changeRecorder} take beside the changes. */
+export interface RecordOptions {
+  /** Blobs were stored since the last barrier, so a barrier comes before any record that may reference them. */
+  readonly blobsPut?: boolean;
+  /** Runs with the writes (e.g. recording the root); returns whether it wrote. */
+  readonly extra?: () => boolean;
+}
+
 /**
  * Records every change durably: announce adoptions, barrier, write, barrier, clear the
  * announcements, barrier (on a store with atomic barriers: write, barrier). `blobsPut`: blobs were stored since the last barrier, so a
  * barrier comes before any record that may reference them. `extra` runs with the writes
  * (e.g. recording the root).
  */
-export function recordChanges(
-  ctx: MountContext,
-  changes: readonly RecordChange[],
-  options: { readonly blobsPut?: boolean; readonly extra?: () => boolean } = {},
-): void {
+export function recordChanges(ctx: MountContext, changes: readonly RecordChange[], options: RecordOptions = {}): void {
+  const recorder = changeRecorder(ctx, options);
+  for (const c of changes) recorder.add(c);
+  recorder.finish();
+}
+
+/** Takes changes one at a time and records them as {@link recordChanges} does. */
+export interface ChangeRecorder {
+  add(change: RecordChange): void;
+  /** Records what is left and ends with the barrier; call once, after the last `add`. */
+  finish(): void;
+}
+
+/**
+ * A recorder for changes decided one by one, making the same store calls in the same
+ * order as {@link recordChanges} over all of them. On a store whose barrier keeps all or
+ * none of what came before it, nothing is announced, so each change is written as it is
+ * added — after the barrier `blobsPut` asks for and `extra` — and none is held: a pass
+ * over 100,000 new files keeps no change per path until its end. Elsewhere every
+ * announcement must precede every write, so the changes are held until `finish`.
+ */
+export function changeRecorder(ctx: MountContext, options: RecordOptions = {}): ChangeRecorder {
   const { store, mount } = ctx;
-  // A store whose barrier keeps all or none of what came before it needs no announcement:
-  // the records themselves land whole or not at all.
-  const announced = store.atomicBarriers === true ? [] : changes.filter((c) => c.announce);
+  const extra = options.extra;
+  if (store.atomicBarriers !== true) {
+    const held: RecordChange[] = [];
+    return { add: (c) => held.push(c), finish: () => recordAnnounced(ctx, held, options) };
+  }
+  let started = false;
+  let wrote = false;
+  const start = () => {
+    started = true;
+    wrote = extra ? extra() : false;
+  };
+  return {
+    add(c) {
+      if (!started) {
+        if (options.blobsPut) store.barrier();
+        start();
+      }
+      wrote = writeRecords(store, mount, c) || wrote;
+    },
+    finish() {
+      if (!started) start();
+      if (wrote) store.barrier();
+    },
+  };
+}
+
+/** recordChanges on a store whose barriers are not atomic: adoptions are announced first. */
+function recordAnnounced(ctx: MountContext, changes: readonly RecordChange[], options: RecordOptions): void {
+  const { store, mount } = ctx;
+  const announced = changes.filter((c) => c.announce);
   for (const c of announced) {
     store.setPending(mount, c.path, { kind: 'adopt', branch: c.branch, before: c.before, after: c.after });
   }

@@ -17,6 +17,8 @@ export interface MountContext {
   readonly isBinary: (bytes: Uint8Array) => boolean;
   /** Paths a push in this process has announced and not yet finished. */
   readonly inFlight: Set<string>;
+  /** Frees a large pass's garbage (`ReconcilerOptions.reclaim`). */
+  readonly reclaim?: (full: boolean) => void;
 }
 
 /**

@@ -44,7 +44,7 @@ export {
 export type { DiskView } from './disk-view.ts';
 export { type StoredState, showsFile, storedState } from './stored-state.ts';
 export { type Resolution, resolvePending } from './pending.ts';
-export { MAX_REGATHERS, type PassDone, type PassGaveUp, type PassRequest, type PassResult } from './pass.ts';
+export { MAX_REGATHERS, RECLAIM_EVERY, type PassDone, type PassGaveUp, type PassRequest, type PassResult } from './pass.ts';
 export {
   type PlanOptions,
   type PushDone,

@@ -5,7 +5,7 @@
  * selected branch changes while disk is observed, gather again; after
  * {@link MAX_REGATHERS} more tries, give up and decide nothing.
  */
-import { FROM_DISK, type RecordChange, recordChanges, recordsDiffer } from './apply.ts';
+import { FROM_DISK, type RecordChange, changeRecorder, recordChanges, recordsDiffer } from './apply.ts';
 import { type MountContext, type Scope, type Work } from './context.ts';
 import { type DecideInput, type Standing, type TakeDisk, decide } from './decide.ts';
 import { type DiskView, sameTree } from './disk-view.ts';
@@ -17,6 +17,9 @@ import { BRANCH_KEPT_CHANGING, CANCELLED, unverifiedReason } from './wording.ts'
 
 /** How many times a pass gathers again after the selected branch changed during a gather. */
 export const MAX_REGATHERS = 3;
+
+/** How many paths a pass decides between two calls of its context's `reclaim` (and the fewest a gather reads for one). */
+export const RECLAIM_EVERY = 4096;
 
 /** What to pass over. A cancelled pass gathers no further and decides nothing: it gives up. */
 export interface PassRequest extends Work {
@@ -111,9 +114,23 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
   const settledByEffect = resolveStale(ctx, branch, views, stored);
   if (settledByEffect !== null) stored = readAll(ctx, branch, scope, views);
 
+  const recordRoot =
+    gathered.kind === 'observed' && store.rootIdentity(mount) !== gathered.rootIdentity
+      ? () => {
+          store.setRootIdentity(mount, gathered.rootIdentity);
+          return true;
+        }
+      : undefined;
+  // Each change goes to the recorder as it is decided: where the store's barriers are
+  // atomic it is written at once, so no path's change is held until the last is decided.
+  const recorder = changeRecorder(ctx, { blobsPut: gathered.kind === 'observed' && gathered.blobsPut, extra: recordRoot });
   const reports: PathReport[] = [];
-  const changes: RecordChange[] = [];
+  // The gather's garbage (every file's bytes, packed copies, stats) is dead now: collected
+  // before deciding makes more (see ReconcilerOptions.reclaim).
+  const reclaim = ctx.reclaim;
+  if (reclaim !== undefined && views.size >= RECLAIM_EVERY && gathered.kind === 'observed' && gathered.blobsPut) reclaim(true);
   for (const [path, disk] of inPathOrder(views)) {
+    if (reclaim !== undefined && reports.length > 0 && reports.length % RECLAIM_EVERY === 0) reclaim(false);
     const records = stored.get(path) ?? { path, ...NOTHING, pending: null };
     // The decision's input named field by field: no copy of every record per path.
     const inFlight = ctx.inFlight.has(path);
@@ -130,19 +147,12 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
     if (recordsDiffer(before, decision.next)) {
       const announce = !sameTree(before.tree, decision.next.tree) || decision.gaveUp !== null;
       const cause: VersionCause = request.takeDisk === 'discard' && decision.gaveUp !== null ? DISCARDED : FROM_DISK;
-      changes.push({ path, branch, before, after: decision.next, announce, cause });
+      recorder.add({ path, branch, before, after: decision.next, announce, cause });
     }
     const settled = decision.settled ?? settledByEffect?.get(path) ?? null;
     reports.push(pathReport(path, disk, settled === decision.settled ? decision : { ...decision, settled }, ctx.readOnly));
   }
-  const recordRoot =
-    gathered.kind === 'observed' && store.rootIdentity(mount) !== gathered.rootIdentity
-      ? () => {
-          store.setRootIdentity(mount, gathered.rootIdentity);
-          return true;
-        }
-      : undefined;
-  recordChanges(ctx, changes, { blobsPut: gathered.kind === 'observed' && gathered.blobsPut, extra: recordRoot });
+  recorder.finish();
 
   const counts: Partial<Record<Standing, number>> = {};
   // The states in the order a report of every path meets them: the unchanged ones' `synced` where their first path falls.
@@ -201,13 +211,14 @@ function stillUnchanged(ctx: MountContext, branch: string, scope: Scope, u: Unch
   return { count, first: first ?? '' };
 }
 
-/** The views in path order: as gathered where a walk gave them so (the common case), else sorted. */
-function inPathOrder(views: Map<string, DiskView>): [string, DiskView][] {
-  const all = [...views];
-  for (let i = 1; i < all.length; i++) {
-    if (all[i - 1][0] > all[i][0]) return all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+/** The views in path order: the map itself where a walk gave them so (the common case: no copy of every entry), else sorted. */
+function inPathOrder(views: Map<string, DiskView>): Iterable<[string, DiskView]> {
+  let last: string | null = null;
+  for (const path of views.keys()) {
+    if (last !== null && last > path) return [...views].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    last = path;
   }
-  return all;
+  return views;
 }
 
 /** The store's records for every path in scope: one scan for a directory, one read per named path. */

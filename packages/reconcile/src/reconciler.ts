@@ -25,6 +25,14 @@ export interface ReconcilerOptions {
   readonly maxFileSize: number;
   /** Whether bytes are binary; default {@link looksBinary}. */
   readonly isBinary?: (bytes: Uint8Array) => boolean;
+  /**
+   * Frees the garbage a large pass has made so far (on a runtime with a collector: a
+   * collection; `full`: the old generation too). A pass calls it where a phase's garbage
+   * has just died — once its gather read thousands of files, and every few thousand
+   * paths decided — so it is collected before more is made; a collector left to itself
+   * let a first sync's heap reach twice what was live. Optional: nothing depends on it.
+   */
+  readonly reclaim?: (full: boolean) => void;
 }
 
 /** A store-backed mount's passes, pushes and drafts. */
@@ -60,6 +68,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     maxFileSize: options.maxFileSize,
     isBinary: options.isBinary ?? looksBinary,
     inFlight: new Set(),
+    ...(options.reclaim ? { reclaim: options.reclaim } : {}),
   };
   return {
     mount: ctx.mount,

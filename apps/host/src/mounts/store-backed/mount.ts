@@ -32,6 +32,7 @@ import { mountStatus } from './status.ts';
 import { guarded } from './failures.ts';
 import { acceptRoot, syncPath } from './sync.ts';
 import { closeTo } from './suggest.ts';
+import { collector } from '../../collector.ts';
 
 /** What a store-backed mount shares with the host. */
 export interface StoreMountDeps {
@@ -94,6 +95,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     readOnly: config.readOnly,
     maxFileSize: config.maxFileSize,
     isBinary: looksBinary,
+    reclaim: collector(),
   });
   const contain = (path: string, purpose: Purpose): Containment => realDisk.contain(path, purpose);
   const ctx: StoreMountContext = {
