@@ -133,7 +133,8 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     await pause();
     if (work.signal?.aborted) return;
     views.set(f.path, await observeFile(ctx, f.path, f.meta, f.evidence, blobs));
-    work.progress?.(++done, total);
+    done++;
+    work.progress?.(done, total);
   });
   const passedOver: Record<string, number> = {};
   const passedOverPaths = new Set<string>();
