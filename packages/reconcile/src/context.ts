@@ -66,3 +66,9 @@ export function parentOf(path: string): string {
   const i = path.lastIndexOf('/');
   return i < 0 ? '' : path.slice(0, i);
 }
+
+/**
+ * How many files a gather reads, and how many paths a pass decides, between two calls of
+ * its context's `reclaim` (and the fewest a gather reads for the full one before deciding).
+ */
+export const RECLAIM_EVERY = 4096;

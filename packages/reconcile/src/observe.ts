@@ -4,7 +4,7 @@
  * storing their text as blobs at once (so a walk never holds every file's bytes).
  * Never read an unavailable root, an unreadable region or a capped walk as "deleted".
  */
-import { type MountContext, type Scope, type Work, inDirectory, parentOf, yielder } from './context.ts';
+import { type MountContext, RECLAIM_EVERY, type Scope, type Work, inDirectory, parentOf, yielder } from './context.ts';
 import type { DiskView } from './disk-view.ts';
 import type { Evidence, FileMeta, StoredPath } from './ports.ts';
 import { unverifiedReason } from './wording.ts';
@@ -129,12 +129,16 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
   let done = total - toRead.length;
   work.progress?.(done, total);
   const pause = yielder(work);
+  let read = 0;
   await inParallel(toRead, READS_IN_FLIGHT, async (f) => {
     await pause();
     if (work.signal?.aborted) return;
     views.set(f.path, await observeFile(ctx, f.path, f.meta, f.evidence, blobs));
     done++;
     work.progress?.(done, total);
+    // Each read leaves its packed copy and its stat's strings behind: a gather of many
+    // files lets the host collect them as it goes (see ReconcilerOptions.reclaim).
+    if (++read % RECLAIM_EVERY === 0) ctx.reclaim?.(false);
   });
   const passedOver: Record<string, number> = {};
   const passedOverPaths = new Set<string>();

@@ -6,7 +6,7 @@
  * {@link MAX_REGATHERS} more tries, give up and decide nothing.
  */
 import { FROM_DISK, type RecordChange, changeRecorder, recordChanges, recordsDiffer } from './apply.ts';
-import { type MountContext, type Scope, type Work } from './context.ts';
+import { type MountContext, RECLAIM_EVERY, type Scope, type Work } from './context.ts';
 import { type DecideInput, type Standing, type TakeDisk, decide } from './decide.ts';
 import { type DiskView, sameTree } from './disk-view.ts';
 import { gather, type Gathered, type Unchanged, unchangedFile, vouched } from './observe.ts';
@@ -18,8 +18,7 @@ import { BRANCH_KEPT_CHANGING, CANCELLED, unverifiedReason } from './wording.ts'
 /** How many times a pass gathers again after the selected branch changed during a gather. */
 export const MAX_REGATHERS = 3;
 
-/** How many paths a pass decides between two calls of its context's `reclaim` (and the fewest a gather reads for one). */
-export const RECLAIM_EVERY = 4096;
+export { RECLAIM_EVERY } from './context.ts';
 
 /** What to pass over. A cancelled pass gathers no further and decides nothing: it gives up. */
 export interface PassRequest extends Work {

@@ -18,11 +18,13 @@ function withFiles(files: number) {
 const whole = { scope: { kind: 'directory' as const, path: '' } };
 
 describe('a large pass lets the host reclaim its garbage', () => {
-  test('a pass that read thousands of files reclaims all before deciding, then the young every few thousand paths decided', async () => {
+  test('a pass that read thousands of files reclaims the young every few thousand read, all before deciding, then the young every few thousand paths decided', async () => {
     const { r, calls } = withFiles(2 * RECLAIM_EVERY + 1);
     await r.pass(whole);
     // Nothing recorded yet at the full one: the gather's garbage goes before deciding makes more.
     expect(calls).toEqual([
+      { full: false, recorded: 0 },
+      { full: false, recorded: 0 },
       { full: true, recorded: 0 },
       { full: false, recorded: RECLAIM_EVERY },
       { full: false, recorded: 2 * RECLAIM_EVERY },
