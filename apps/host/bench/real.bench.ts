@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { lines } from './lines.ts';
 import { realTree, reference } from './real-tree.ts';
 
 const CLI = resolve(import.meta.dir, '../src/cli.ts');
@@ -77,15 +78,7 @@ function median(xs: readonly number[]): number {
 // spawner times each command alike, from its spawn to its exit.
 const spawner = Bun.spawn(['bun', resolve(import.meta.dir, 'spawner.ts')], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' });
 const answers = (async function* () {
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for await (const chunk of spawner.stdout) {
-    buffered += decoder.decode(chunk, { stream: true });
-    for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
-      yield JSON.parse(buffered.slice(0, nl)) as { ms: number; maxRss: number; code: number };
-      buffered = buffered.slice(nl + 1);
-    }
-  }
+  for await (const line of lines(spawner.stdout)) yield JSON.parse(line) as { ms: number; maxRss: number; code: number };
 })();
 process.on('exit', () => spawner.kill());
 

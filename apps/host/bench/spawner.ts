@@ -10,10 +10,7 @@
  * One request a line on stdin, as JSON `{ argv, cwd, stdin? }`; one answer a line on
  * stdout, `{ ms, maxRss, code }` (ms from the spawn to the exit, the output drained).
  */
-export {};
-
-const decoder = new TextDecoder();
-let buffered = '';
+import { lines } from './lines.ts';
 
 async function runOne(request: { argv: string[]; cwd: string; stdin?: string }): Promise<{ ms: number; maxRss: number; code: number }> {
   const t = performance.now();
@@ -27,12 +24,7 @@ async function runOne(request: { argv: string[]; cwd: string; stdin?: string }):
   return { ms, maxRss: child.resourceUsage()?.maxRSS ?? 0, code };
 }
 
-for await (const chunk of Bun.stdin.stream()) {
-  buffered += decoder.decode(chunk, { stream: true });
-  for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    const answer = await runOne(JSON.parse(line));
-    process.stdout.write(`${JSON.stringify(answer)}\n`);
-  }
+for await (const line of lines(Bun.stdin.stream())) {
+  const answer = await runOne(JSON.parse(line));
+  process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

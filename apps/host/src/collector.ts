@@ -2,8 +2,7 @@
  * When the host collects garbage for long work that says where its garbage died (a large
  * pass's `reclaim`, the CLI's printing): the old generation where the work asks, or where
  * the process has grown by {@link GROWTH_BYTES} since the last such collection (or since
- * the collector was made); else the
- * young. The one rule: a collection of the old generation costs tens of milliseconds on
+ * the collector was made); else the young. The one rule: a collection of the old generation costs tens of milliseconds on
  * a large heap, so it is made only where the work or the growth calls for it.
  */
 

@@ -35,7 +35,6 @@ export function prescanParallel(cores: number): number {
   return cores <= 2 ? 1 : Math.min(MAX_WORKERS, cores);
 }
 
-
 type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number };
 
 /** A pattern with its options, as one string. */
