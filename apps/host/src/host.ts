@@ -90,8 +90,8 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   const { store, lock: storeLock } = await openConfiguredStore(config, { open: anyStore, ...options.store });
   const lock = settlingLock(storeLock, store);
   // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call;
-  // the mounts hand them files to search ahead, on every core.
-  const workers = grepWorkers();
+  // the mounts hand them files to search ahead, on every core (a long-running host's even on two).
+  const workers = grepWorkers({ longRunning: options.watch });
   const { prescanner } = workers;
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];

@@ -1,8 +1,8 @@
 /**
  * How many grep Workers a pool plans for a machine's cores (issue 15, target 6): one
  * batch searched ahead at a time on two cores or fewer — one Worker, whose heap and image
- * are a one-shot grep's largest part after Bun's own — and one a core beyond, up to four.
- * The answer is the same either way.
+ * are a one-shot grep's largest part after Bun's own — and one a core beyond, up to four;
+ * a long-running host keeps one a core on two as well. The answer is the same either way.
  */
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { handleToolCall, type Workspace } from '@ws/tools';
@@ -18,9 +18,11 @@ setDefaultTimeout(120_000);
 let config: MountConfig;
 const two = grepWorkers({ cores: 2 });
 const eight = grepWorkers({ cores: 8 });
+const server = grepWorkers({ cores: 2, longRunning: true });
 afterAll(() => {
   two.close();
   eight.close();
+  server.close();
 });
 
 beforeAll(() => {
@@ -45,9 +47,22 @@ async function answer(ws: Workspace, input: Record<string, unknown>): Promise<un
 }
 
 test('batches in flight for a core count: one on two cores or fewer, one a core beyond, at most four', () => {
-  expect([1, 2, 3, 4, 6, 8, 64].map(prescanParallel)).toEqual([1, 1, 3, 4, 4, 4, 4]);
+  expect([1, 2, 3, 4, 6, 8, 64].map((cores) => prescanParallel(cores))).toEqual([1, 1, 3, 4, 4, 4, 4]);
   expect(two.prescanner.parallel).toBe(1);
   expect(eight.prescanner.parallel).toBe(4);
+});
+
+test('a long-running host keeps one batch a core in flight on two cores too', () => {
+  expect([1, 2, 3, 4, 6, 8, 64].map((cores) => prescanParallel(cores, true))).toEqual([1, 2, 3, 4, 4, 4, 4]);
+  expect(server.prescanner.parallel).toBe(2);
+});
+
+test('a long-running pool on two cores searches a grep of many batches on two Workers, and answers as one Worker does', async () => {
+  for (const pattern of ['return', 'createReconciler', 'function\\s+\\w+']) {
+    const one = await answer(workspace(two), { pattern });
+    expect(await answer(workspace(server), { pattern })).toEqual(one);
+  }
+  expect(server.size()).toBe(2);
 });
 
 test('on two cores a grep of many batches runs on one Worker, and answers as a pool of four does', async () => {

@@ -11,7 +11,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
-import { BATCH_BYTES, BATCH_FILES, batches, HeapBound, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
+import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
@@ -58,6 +58,7 @@ describe('a heap bound', () => {
       () => {
         heap = live;
       },
+      () => 0,
     );
     heap = 100;
     expect(bound.check()).toBe(false);
@@ -79,6 +80,41 @@ describe('a heap bound', () => {
     heap = 101;
     expect(bound.check()).toBe(true);
     expect(bound.collections).toBe(5);
+    expect(bound.passed).toBe(0);
+  });
+
+  test('measures no sooner than fifty times its last measurement took', () => {
+    let clock = 0;
+    let measured = 0;
+    let heap = 0;
+    // Each measurement takes 2 ms of the clock: the next comes 100 ms after it ends.
+    const bound = new HeapBound(
+      100,
+      () => {
+        measured++;
+        clock += 2;
+        return heap;
+      },
+      () => {
+        heap = 0;
+      },
+      () => clock,
+    );
+    expect(HEAP_CHECK_PACE).toBe(50);
+    expect(bound.check()).toBe(false);
+    expect([measured, clock]).toEqual([1, 2]);
+    heap = 500;
+    clock = 101;
+    expect(bound.check()).toBe(false);
+    expect([measured, bound.passed]).toEqual([1, 1]);
+    clock = 102;
+    expect(bound.check()).toBe(true);
+    // Past the bound: measured, collected, measured again.
+    expect([measured, bound.collections]).toEqual([3, 1]);
+    // A collection does not pace the next check.
+    heap = 500;
+    expect(bound.check()).toBe(true);
+    expect([measured, bound.collections, bound.passed]).toEqual([5, 2, 1]);
   });
 });
 

@@ -26,13 +26,17 @@ const STALL_GRACE_MS = 250;
 const MAX_WORKERS = 4;
 /**
  * How many batches a prescan keeps in flight on `cores` cores: one a core (at most the
- * Workers there are) — but one on two cores or fewer, where the caller's thread (the
- * walk, the search) keeps one core busy itself: a second batch in flight there bought
- * little time (it waited for a core) and cost a second Worker, some 30 MiB of a one-shot
- * grep's peak (the README's "Memory").
+ * Workers there are) — but one on two cores or fewer for a one-shot command, where the
+ * caller's thread (the walk, the search) keeps one core busy itself: a second batch in
+ * flight there bought a tenth of the time and cost a second Worker, some 30 MiB of a
+ * one-shot grep's peak (the README's "Memory"). A long-running host (`ws serve`, `ws
+ * mcp`) keeps one a core on two as well: it makes its Workers once and keeps them, and a
+ * warm grep's caller mostly waits for them (a store's blobs are read in the Workers), so
+ * there the second batch took a third off a selective regex and more off a common word.
  */
-export function prescanParallel(cores: number): number {
-  return cores <= 2 ? 1 : Math.min(MAX_WORKERS, cores);
+export function prescanParallel(cores: number, longRunning = false): number {
+  if (cores <= 2) return longRunning ? Math.max(1, cores) : 1;
+  return Math.min(MAX_WORKERS, cores);
 }
 
 type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number };
@@ -66,6 +70,8 @@ export interface HeapBounds {
   readonly callerHeapBytes?: number;
   /** The cores the pool plans for ({@link prescanParallel}); default: the machine's. */
   readonly cores?: number;
+  /** For a long-running host, which keeps a batch in flight a core even on two ({@link prescanParallel}). */
+  readonly longRunning?: boolean;
 }
 
 const EMPTY = new Uint32Array(0);
@@ -101,7 +107,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   let nextId = 0;
   let closed = false;
   const workerHeapBytes = bounds.workerHeapBytes ?? WORKER_HEAP_BYTES;
-  const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2);
+  const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2, bounds.longRunning === true);
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   const callerBound = new HeapBound(bounds.callerHeapBytes ?? CALLER_HEAP_BYTES, heapSize, fullGC);
 
