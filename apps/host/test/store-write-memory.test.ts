@@ -49,6 +49,25 @@ describe('a first sync’s writes let memory go', () => {
     }
   });
 
+  test('a transaction that fails past the cut gives the cache back too', async () => {
+    // About 6 MiB of pages at most: the puts fail (the disk is full, as SQLite sees it) after the cut.
+    const store = await openStore(storePath(), { maxPageCount: 1500 });
+    try {
+      const configured = cacheSize(store);
+      let failed: unknown;
+      try {
+        await putRandom(store, 200, 64 * 1024);
+        store.barrier();
+      } catch (err) {
+        failed = err;
+      }
+      expect(failed).toBeDefined();
+      expect(cacheSize(store)).toBe(configured);
+    } finally {
+      store.close();
+    }
+  });
+
   test('records written by the thousand cut the cache too', async () => {
     const store = await openStore(storePath());
     try {

@@ -610,8 +610,12 @@ export class SqliteStore implements Store {
     this.txnBytes = 0;
     const was = this.cacheBefore;
     if (was === undefined || !this.open) return;
-    this.cacheBefore = undefined;
-    this.db.run(`PRAGMA cache_size = ${was}`);
+    try {
+      this.db.run(`PRAGMA cache_size = ${was}`);
+      this.cacheBefore = undefined;
+    } catch {
+      // Given back at the next transaction's start instead: a failure being told is not replaced by this one.
+    }
   }
 
   private flushBlobs(): void {
