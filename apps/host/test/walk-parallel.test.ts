@@ -6,14 +6,14 @@
  * directories and non-ASCII names; a walk past the cap still stops where one thread's
  * does; and a file whose times are racy gets a racy fingerprint in a Worker too, unique.
  */
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Walk } from '@ws/reconcile';
 import { doneWriting, tempName } from '../src/disk/boundary.ts';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { type WalkReply, type WalkTask, walkedInWorkers } from '../src/disk/walk-parallel.ts';
+import { type WalkReply, type WalkTask, walkedInWorkers, walkWorkers as workersFor } from '../src/disk/walk-parallel.ts';
 import { visitTree, newTally } from '../src/disk/walk.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
 
@@ -203,4 +203,19 @@ test('a batch a Worker cannot walk is answered as failed, once, and the Worker g
   for (const r of failed) expect(r.error.length).toBeGreaterThan(0);
   expect(replies.filter((r) => 'parts' in r)).toEqual([]);
   expect(replies.filter((r) => 'done' in r).length).toBe(2);
+});
+
+describe('how many Workers a walk uses', () => {
+  test('none on two cores or fewer, else one a core up to four; WS_WALK_WORKERS says otherwise', () => {
+    const was = process.env.WS_WALK_WORKERS;
+    delete process.env.WS_WALK_WORKERS;
+    try {
+      expect([1, 2, 3, 4, 8].map((cores) => workersFor(cores))).toEqual([0, 0, 3, 4, 4]);
+      process.env.WS_WALK_WORKERS = '2';
+      expect(workersFor(2)).toBe(2);
+    } finally {
+      if (was === undefined) delete process.env.WS_WALK_WORKERS;
+      else process.env.WS_WALK_WORKERS = was;
+    }
+  });
 });

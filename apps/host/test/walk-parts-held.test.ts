@@ -6,7 +6,7 @@
  * parts, outlive an effect, the next walk or its hold, pile up descriptors, or keep an
  * ignore file edited between two walks from counting in the next (in walk Workers too).
  */
-import { describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskPort } from '../src/disk/disk-port.ts';
@@ -15,6 +15,11 @@ import { walkedInWorkers } from '../src/disk/walk-parallel.ts';
 import { tempDir } from './fixtures.ts';
 
 const openFds = () => readdirSync('/proc/self/fd').length;
+const workersWere = process.env.WS_WALK_WORKERS;
+afterEach(() => {
+  if (workersWere === undefined) delete process.env.WS_WALK_WORKERS;
+  else process.env.WS_WALK_WORKERS = workersWere;
+});
 const disk = (root: string) => diskPort({ root, rules: walkRules([], undefined, root), followSymlinks: false, walkCap: 100_000 });
 
 /** root/a/b/{one,two}.txt and root/a/c/three.txt inside; outside/b and outside/c hold a secret by the same names. */
@@ -107,6 +112,8 @@ describe('a walk in parts', () => {
     }
     const d = disk(root);
     const logs = (w: { readonly files: readonly { readonly path: string }[] }) => w.files.filter((f) => f.path.endsWith('.log')).length;
+    // Workers whatever the cores (on two or fewer a walk uses none); put back after each test.
+    process.env.WS_WALK_WORKERS = '2';
     const parts = walkedInWorkers.parts;
     expect(logs(await d.walk(''))).toBe(8);
     expect(walkedInWorkers.parts).toBeGreaterThan(parts);

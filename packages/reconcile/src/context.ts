@@ -68,7 +68,14 @@ export function parentOf(path: string): string {
 }
 
 /**
- * How many files a gather reads, and how many paths a pass decides, between two calls of
- * its context's `reclaim` (and the fewest a gather reads for the full one before deciding).
+ * How many paths a pass decides between two calls of its context's `reclaim` (and the
+ * fewest files a gather reads for the full one before deciding).
  */
 export const RECLAIM_EVERY = 4096;
+/**
+ * How many files a gather reads between two calls of `reclaim(false)`: each read leaves
+ * its stat, packed copy and promises behind, and a first sync of 42,560 files peaked
+ * 15–20 MiB lower collecting the young every 1,024 files read than every 4,096, at the
+ * same time.
+ */
+export const GATHER_RECLAIM_EVERY = 1024;

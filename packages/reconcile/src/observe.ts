@@ -4,7 +4,7 @@
  * storing their text as blobs at once (so a walk never holds every file's bytes).
  * Never read an unavailable root, an unreadable region or a capped walk as "deleted".
  */
-import { type MountContext, RECLAIM_EVERY, type Scope, type Work, inDirectory, parentOf, yielder } from './context.ts';
+import { GATHER_RECLAIM_EVERY, type MountContext, type Scope, type Work, inDirectory, parentOf, yielder } from './context.ts';
 import type { DiskView } from './disk-view.ts';
 import type { Evidence, FileMeta, StoredPath } from './ports.ts';
 import { unverifiedReason } from './wording.ts';
@@ -123,8 +123,15 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     }
     const p = s?.evidence ?? null;
     const known = vouched(file.meta, p);
-    if (known !== null) views.set(file.path, known);
-    else toRead.push({ path: file.path, meta: file.meta, evidence: p });
+    if (known !== null) {
+      views.set(file.path, known);
+    } else {
+      // Its place kept in the walk's order, filled once read: the views stay in path order
+      // (settling sorted a first sync's 42,000 views, a copy of every entry, when the
+      // reads in flight finished out of order).
+      views.set(file.path, UNREAD);
+      toRead.push({ path: file.path, meta: file.meta, evidence: p });
+    }
   }
   let done = total - toRead.length;
   work.progress?.(done, total);
@@ -138,8 +145,15 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     work.progress?.(done, total);
     // Each read leaves its packed copy and its stat's strings behind: a gather of many
     // files lets the host collect them as it goes (see ReconcilerOptions.reclaim).
-    if (++read % RECLAIM_EVERY === 0) ctx.reclaim?.(false);
+    if (++read % GATHER_RECLAIM_EVERY === 0) ctx.reclaim?.(false);
   });
+  // The read buffers go with the reads (8 MiB where large files were read): a pass's
+  // deciding and a server between passes do not hold them.
+  scratch.length = 0;
+  // Let go of the list (each file's stat): JavaScriptCore's profiling may keep a large array
+  // it was handed alive after the call, and this one held every file's stat to the end of
+  // the pass (about 8 MB of 42,000 files').
+  toRead.length = 0;
   const passedOver: Record<string, number> = {};
   const passedOverPaths = new Set<string>();
   for (const entry of walk.passedOver) {
@@ -197,6 +211,9 @@ function storedPlaces(scanned: readonly StoredPath[], files: readonly { readonly
   for (let i = 0; i < scanned.length; i++) at.set(scanned[i].path, i);
   return (path) => at.get(path);
 }
+
+/** A file's place in the views until its read fills it: only a cancelled gather leaves one, and its pass decides nothing. */
+const UNREAD: DiskView = { kind: 'unobservable', reason: 'not read yet' };
 
 /** How many file reads a walk's pass keeps in flight (disk latency, not CPU, bounds a first sync). */
 const READS_IN_FLIGHT = 8;
@@ -267,7 +284,8 @@ async function observeFile(
     if (ctx.store.putBlobSoon !== undefined) await ctx.store.putBlobSoon(hash, reading.bytes);
     else ctx.store.putBlob(hash, reading.bytes);
     blobs.put = true;
-    return { kind: 'text', hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint };
+    // The walk's fingerprint where the read's stat gave the same one: one string kept, not two.
+    return { kind: 'text', hash, size: m.size, mode: m.mode, fingerprint: m.fingerprint === meta.fingerprint ? meta.fingerprint : m.fingerprint };
   } finally {
     if (into !== undefined && scratch.length < READS_IN_FLIGHT) scratch.push(into);
   }

@@ -102,12 +102,15 @@ const WORKER = typeof WS_WALK_WORKER === 'string' ? WS_WALK_WORKER : './walk-wor
 
 /**
  * How many Workers a large walk uses: `WS_WALK_WORKERS` where set (0: none, every
- * subtree walked on the calling thread), else one a core, at most 4.
+ * subtree walked on the calling thread), else one a core, at most 4 — and none on two
+ * cores or fewer: there the calling thread and a pass's reads already keep both busy, the
+ * Workers made a walk no sooner (a sync with nothing changed took 572 ms on one thread
+ * and 580 ms with two Workers), and their heaps cost a first sync about 15 MiB at its peak.
  */
-export function walkWorkers(): number {
+export function walkWorkers(cores: number = availableParallelism()): number {
   const set = process.env.WS_WALK_WORKERS;
   if (set !== undefined && /^\d+$/.test(set)) return Math.min(Number(set), 8);
-  return Math.max(1, Math.min(4, availableParallelism()));
+  return cores <= 2 ? 0 : Math.min(4, cores);
 }
 
 /** Options for one walk in parallel. */

@@ -28,6 +28,16 @@ const ROWS_HELD = 512;
 /** How many packed blobs (and how many of their bytes) wait before they are inserted. */
 const BLOBS_HELD = 64;
 const BLOB_BYTES_HELD = 4 * 1024 * 1024;
+/**
+ * Where a write transaction has written more than this (packed blobs, and the text of its
+ * records' rows: a first sync, not a tool's write), its page cache is cut to
+ * {@link WRITE_CACHE_KIB} until it ends: the pages it writes are not read again in it,
+ * and the 16 MiB of them a first sync held raised its peak RSS by 12–15 MiB, at the same
+ * time with 2 MiB. Early, not once the cache is full: the memory of pages let go then
+ * stayed the process's.
+ */
+const CACHE_CUT_AFTER = 4 * 1024 * 1024;
+const WRITE_CACHE_KIB = 2048;
 /** How many rows one multi-row INSERT writes (a power of two). */
 const ROWS_PER_STATEMENT = 128;
 
@@ -209,7 +219,7 @@ export class SqliteStore implements Store {
    * Packed blobs not yet inserted, by hash: inserted together (a few dozen inserts in a row
    * run in a fraction of the time of each alone, between reads), before any other call.
    */
-  private readonly heldBlobs = new Map<Hash, { readonly size: number; readonly codec: string; readonly at: number; readonly length: number }>();
+  private heldBlobs = new Map<Hash, { readonly size: number; readonly codec: string; readonly at: number; readonly length: number }>();
   private heldBlobBytes = 0;
   /**
    * The held blobs' bytes, copied in one after another: one buffer for the life of the
@@ -219,6 +229,10 @@ export class SqliteStore implements Store {
   private blobArena: Uint8Array | undefined;
   /** What the open write transaction knows without asking SQLite (see {@link TxnKnowledge}); undefined outside one. */
   private txn: TxnKnowledge | undefined;
+  /** About how many bytes the open write transaction wrote (see {@link CACHE_CUT_AFTER}). */
+  private txnBytes = 0;
+  /** The page cache's size before the open write transaction cut it (`PRAGMA cache_size`), to give back when it ends. */
+  private cacheBefore: number | undefined;
   /** Multi-row statements by table and row count, each with the array its values are bound from (reused: a first sync binds millions). */
   private readonly manyRows = new Map<string, { readonly statement: Statement; readonly values: (string | number | null)[] }>();
 
@@ -317,6 +331,7 @@ export class SqliteStore implements Store {
 
   private begin(): void {
     if (this.db.inTransaction) return;
+    this.restoreCache(); // the transaction that cut it is over, however it ended
     this.db.run('BEGIN IMMEDIATE');
     this.txn = { noBlobs: undefined, blobsPut: new Set(), emptyTrees: new Map(), treeWritten: new Set() };
   }
@@ -376,8 +391,15 @@ export class SqliteStore implements Store {
       const many = this.manyRowsStatement(`${table}:${n}`, () => manyRowsSql(table, n));
       const { values } = many;
       let v = 0;
-      for (let r = at; r < at + n; r++) for (const value of rows[r]) values[v++] = value;
+      let bytes = 0;
+      for (let r = at; r < at + n; r++) {
+        for (const value of rows[r]) {
+          values[v++] = value;
+          bytes += typeof value === 'string' ? value.length : 8;
+        }
+      }
       many.statement.run(...values);
+      this.wrote(bytes);
       at += n;
     }
   }
@@ -402,19 +424,20 @@ export class SqliteStore implements Store {
   /** Forgets every held record and blob (the transaction they belonged to is gone). */
   private dropAllHeld(): void {
     this.txn = undefined; // what the transaction knew went with it
-    this.heldBlobs.clear();
+    this.restoreCache();
+    this.heldBlobs = new Map(); // a new map, not a cleared one (see dropHeld)
     this.heldBlobBytes = 0;
     this.dropHeld();
   }
 
   /** Forgets the held records (written, or gone with their transaction). */
   private dropHeld(): void {
-    for (const { rows, removed } of Object.values(this.held)) {
-      rows.clear();
-      removed.clear();
-    }
+    // New maps, not cleared ones: a Map that was cleared let the rows it had held outlive
+    // the young generation in JavaScriptCore (a first sync's heap grew by about 1 KB a path
+    // while its records were written; with new maps it does not).
+    for (const table of HELD_TABLE_NAMES) this.held[table] = { rows: new Map(), removed: new Map() };
+    this.heldNewest = new Map();
     this.heldHistory = [];
-    this.heldNewest.clear();
     this.heldCount = 0;
     // Allocated again from the table at the next held version: anything may add history in between.
     this.nextSeq = undefined;
@@ -570,6 +593,29 @@ export class SqliteStore implements Store {
   private insertBlob(hash: Hash, size: number, codec: string, bytes: Uint8Array): void {
     this.q.putBlobKept.run(hash, size, codec, bytes);
     this.unindexedLeft = undefined;
+    this.wrote(bytes.length);
+  }
+
+  /** Counts `bytes` written in the open transaction, and cuts its page cache once that is many (see {@link CACHE_CUT_AFTER}). */
+  private wrote(bytes: number): void {
+    this.txnBytes += bytes;
+    if (this.txnBytes > CACHE_CUT_AFTER && this.cacheBefore === undefined) {
+      this.cacheBefore = (this.db.query('PRAGMA cache_size').get() as { cache_size: number }).cache_size;
+      this.db.run(`PRAGMA cache_size = -${WRITE_CACHE_KIB}`);
+    }
+  }
+
+  /** Gives the page cache back its size where a write transaction cut it (see {@link CACHE_CUT_AFTER}). */
+  private restoreCache(): void {
+    this.txnBytes = 0;
+    const was = this.cacheBefore;
+    if (was === undefined || !this.open) return;
+    try {
+      this.db.run(`PRAGMA cache_size = ${was}`);
+      this.cacheBefore = undefined;
+    } catch {
+      // Given back at the next transaction's start instead: a failure being told is not replaced by this one.
+    }
   }
 
   private flushBlobs(): void {
@@ -578,7 +624,7 @@ export class SqliteStore implements Store {
     // Another put may have stored one meanwhile: the insert keeps that row (and keeps it from collection).
     const arena = this.blobArena as Uint8Array;
     for (const [hash, b] of this.heldBlobs) this.insertBlob(hash, b.size, b.codec, arena.subarray(b.at, b.at + b.length));
-    this.heldBlobs.clear();
+    this.heldBlobs = new Map(); // a new map, not a cleared one (see dropHeld)
     this.heldBlobBytes = 0;
   }
 
@@ -836,6 +882,10 @@ export class SqliteStore implements Store {
     this.guard('written', () => {
       if (this.db.inTransaction) this.db.run('COMMIT');
       this.txn = undefined;
+      this.restoreCache();
+      // The arena is made again at the next blob held: a first sync's 4 MiB are not kept
+      // while its records are written, nor for the life of a server.
+      this.blobArena = undefined;
     });
   }
 
