@@ -284,13 +284,14 @@ export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8
   if (looksBinary(bytes)) return { kind: 'unsure' };
   const noted = matcher.namesCr || matcher.namesBom;
   if (!noted) {
+    // Most files hold no line with the pattern's runs: told at once, nothing made for them.
+    if (!mayHoldMatch(matcher, bytes)) return { kind: 'none' };
     // Line by line from the bytes where the prefilter picks the lines: no text decoded whole.
     const lines = scanBytes(matcher, bytes, now() + timeLimitMs, now);
     if (lines !== undefined) {
       if (lines.hits.length === 0 && lines.gaveUp.length === 0) return { kind: 'none' };
       return { kind: 'scanned', result: { ...lines, bom: hasBom(bytes) }, lineEnds: false };
     }
-    if (!mayHoldMatch(matcher, bytes)) return { kind: 'none' };
   }
   const { text: _, ...result } = runMatchJob({ pattern, options, bytes, lineEnds: noted, timeLimitMs }, now);
   if (result.stoppedAt !== undefined) return { kind: 'unsure' };
