@@ -1,5 +1,5 @@
 /**
- * Whether a decoded text's line ends include CRLF, without building its lines. The one
+ * Whether a text's line ends include CRLF (decoded, or as its bytes), without building its lines. The one
  * rule: the answer agrees with `fileText`'s counts (`crlf`, `lf`). (Binary or not is
  * `@ws/text`'s `looksBinary`, the one rule every package asks.)
  */
@@ -17,4 +17,20 @@ export function crlfEnds(text: string): 'CRLF' | 'mixed' | undefined {
     if (text.charCodeAt(lf - 1) !== CR) return 'mixed';
   }
   return 'CRLF';
+}
+
+/**
+ * {@link crlfEnds} of the text the bytes decode to, read from the bytes: a CR and an LF
+ * are single ASCII bytes in UTF-8, which decoding never joins to a neighbour.
+ */
+export function crlfEndsOfBytes(bytes: Uint8Array): 'CRLF' | 'mixed' | undefined {
+  if (bytes.indexOf(CR) === -1) return undefined;
+  let crlf = false;
+  let bare = false;
+  for (let lf = bytes.indexOf(0x0a); lf !== -1; lf = bytes.indexOf(0x0a, lf + 1)) {
+    if (lf > 0 && bytes[lf - 1] === CR) crlf = true;
+    else bare = true;
+    if (crlf && bare) return 'mixed';
+  }
+  return crlf ? 'CRLF' : undefined;
 }

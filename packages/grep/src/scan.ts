@@ -43,7 +43,7 @@ export interface ScanResult {
 }
 
 /** A growing list of line numbers. */
-class Lines {
+export class Lines {
   private a = new Uint32Array(16);
   n = 0;
   push(v: number): void {

@@ -13,9 +13,10 @@ import { fileTypeFilter } from './file-types.ts';
 import { GrepError } from './grep-error.ts';
 import { searchLarge } from './large-search.ts';
 import { LineIndex } from './line-index.ts';
+import { scanBytes } from './line-scan.ts';
 import { type Matcher, type PatternOptions, compileMatcher, firstMatchIn } from './matcher.ts';
 import { EXPECTED, badOptionMessage, patternNotStringMessage } from './notes.ts';
-import { type ScanResult, scanText, testLine } from './scan.ts';
+import { type ScanResult, scanText } from './scan.ts';
 import { type LargeText, STRETCH_SIZES, type StretchSizes } from './stretches.ts';
 
 /** A file offered to search: its bytes, or why the caller did not read it. */
@@ -262,29 +263,6 @@ export function runMatchJob(job: MatchJob, now: () => number = () => performance
 }
 
 /**
- * True only where no line of the bytes matches, decided without decoding them whole:
- * each line the prefilter says holds every run the pattern requires is decoded alone and
- * tested as the scan shows it (its BOM and a CRLF end's CR left out); a line holding
- * them not cannot match. False wherever that is not certain — a line matched, the engine
- * may have given up, the deadline passed, the prefilter stopped looking, or the pattern
- * is multiline — and the file is then scanned whole.
- */
-function noLineMatches(matcher: Matcher, bytes: Uint8Array, deadline: number, now: () => number): boolean {
-  const { prefilter } = matcher;
-  if (prefilter === undefined || matcher.options.multiline) return false;
-  const bom = hasBom(bytes);
-  const clock = { deadline: Infinity, now };
-  const seen = prefilter.linesHolding(bytes, (start, end) => {
-    if (now() > deadline) return true;
-    const from = start === 0 && bom ? 3 : start;
-    let stop = end;
-    if (end < bytes.length && end > from && bytes[end - 1] === 13 && !(end - 1 > from && bytes[end - 2] === 13)) stop = end - 1;
-    return testLine(matcher, decoder.decode(bytes.subarray(from, stop)), clock) !== false;
-  });
-  return seen === 'done';
-}
-
-/**
  * What searching one file ahead found (`scanAhead`): no line matches (offer it as
  * `noMatch`); its scan, exactly what a runner answers for the job `searchFiles` makes of
  * these bytes (`lineEnds`: the job's); or nothing certain (let the search read it).
@@ -305,8 +283,16 @@ export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8
   const matcher = compileMatcher(pattern, options);
   if (looksBinary(bytes)) return { kind: 'unsure' };
   const noted = matcher.namesCr || matcher.namesBom;
-  if (!noted && !mayHoldMatch(matcher, bytes)) return { kind: 'none' };
-  if (!noted && noLineMatches(matcher, bytes, now() + timeLimitMs, now)) return { kind: 'none' };
+  if (!noted) {
+    // Most files hold no line with the pattern's runs: told at once, nothing made for them.
+    if (!mayHoldMatch(matcher, bytes)) return { kind: 'none' };
+    // Line by line from the bytes where the prefilter picks the lines: no text decoded whole.
+    const lines = scanBytes(matcher, bytes, now() + timeLimitMs, now);
+    if (lines !== undefined) {
+      if (lines.hits.length === 0 && lines.gaveUp.length === 0) return { kind: 'none' };
+      return { kind: 'scanned', result: { ...lines, bom: hasBom(bytes) }, lineEnds: false };
+    }
+  }
   const { text: _, ...result } = runMatchJob({ pattern, options, bytes, lineEnds: noted, timeLimitMs }, now);
   if (result.stoppedAt !== undefined) return { kind: 'unsure' };
   if (!noted && result.hits.length === 0 && result.gaveUp.length === 0) return { kind: 'none' };
