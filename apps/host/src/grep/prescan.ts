@@ -110,9 +110,10 @@ export const READ_BATCH: { files: number; bytes: number } = { files: 64, bytes: 
  *
  * Measuring the heap walks all of it: 50 µs in a one-shot grep, but 0.2–5 ms in a
  * long-running server holding a store's records (a warm grep of 42,000 files spent
- * some 30 ms a call measuring). So a check that comes sooner than {@link HEAP_CHECK_PACE}
- * times the last measurement's cost after it is passed over: measuring never takes more
- * than about 2% of the thread's time, and a small heap is still checked batch by batch.
+ * some 30 ms a call measuring). So a bound given a `pace` (a server's caller:
+ * {@link HEAP_CHECK_PACE}) passes over a check that comes sooner than `pace` times the
+ * last measurement's cost after it: measuring then never takes more than about 2% of the
+ * thread's time. Without one (a one-shot's small heaps) every check measures.
  */
 export class HeapBound {
   private limit: number;
@@ -126,13 +127,14 @@ export class HeapBound {
     private readonly least: number,
     private readonly size: () => number,
     private readonly collect: () => void,
+    private readonly pace = 0,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.limit = least;
   }
   /** Collects where the heap is past the bound; true where it did. */
   check(): boolean {
-    const start = this.now();
+    const start = this.pace === 0 ? 0 : this.now();
     if (start < this.quietUntil) {
       this.passed++;
       return false;
@@ -143,14 +145,16 @@ export class HeapBound {
       this.collections++;
       this.limit = Math.max(this.least, 2 * this.size());
     }
-    const end = this.now();
-    // The collection's own time is not the measuring's: only a measurement paces the next.
-    this.quietUntil = over ? end : end + (end - start) * HEAP_CHECK_PACE;
+    if (this.pace > 0) {
+      const end = this.now();
+      // The collection's own time is not the measuring's: only a measurement paces the next.
+      this.quietUntil = over ? end : end + (end - start) * this.pace;
+    }
     return over;
   }
 }
 
-/** How many times its own cost a heap measurement waits before the next ({@link HeapBound}). */
+/** How many times its own cost a long-running host's caller waits after a heap measurement before the next ({@link HeapBound}). */
 export const HEAP_CHECK_PACE = 50;
 
 /** The bound of a grep Worker's heap ({@link HeapBound}). */

@@ -9,7 +9,7 @@
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { CALLER_HEAP_BYTES, HeapBound, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
@@ -109,7 +109,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   const workerHeapBytes = bounds.workerHeapBytes ?? WORKER_HEAP_BYTES;
   const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2, bounds.longRunning === true);
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
-  const callerBound = new HeapBound(bounds.callerHeapBytes ?? CALLER_HEAP_BYTES, heapSize, fullGC);
+  // A long-running host's heap is large, and measuring it costs: its checks are paced.
+  const callerBound = new HeapBound(bounds.callerHeapBytes ?? CALLER_HEAP_BYTES, heapSize, fullGC, bounds.longRunning === true ? HEAP_CHECK_PACE : 0);
 
   const make = (): Slot => {
     const worker = new Worker(workerUrl(WORKER, import.meta.url).href);
