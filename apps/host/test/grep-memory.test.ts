@@ -11,7 +11,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
-import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
+import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, RECEIVED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
@@ -97,8 +97,7 @@ describe('a heap bound', () => {
       () => {
         heap = 0;
       },
-      HEAP_CHECK_PACE,
-      () => clock,
+      { pace: HEAP_CHECK_PACE, now: () => clock },
     );
     expect(HEAP_CHECK_PACE).toBe(50);
     expect(bound.check()).toBe(false);
@@ -116,6 +115,36 @@ describe('a heap bound', () => {
     expect(bound.check()).toBe(true);
     expect([measured, bound.collections, bound.passed]).toEqual([5, 2, 1]);
   });
+
+  test('given `received`, collects once that many bytes from Workers have come since its last collection', () => {
+    let collected = 0;
+    let heap = 0;
+    const bound = new HeapBound(
+      100,
+      () => heap,
+      () => {
+        collected++;
+        heap = 0;
+      },
+      { received: 1000 },
+    );
+    expect(RECEIVED_COLLECT).toBe(4 << 20);
+    expect(bound.received(600)).toBe(false);
+    expect(bound.received(399)).toBe(false);
+    expect(bound.received(1)).toBe(true);
+    expect(collected).toBe(1);
+    // Counted afresh after it; a collection the heap's own bound made resets the count too.
+    expect(bound.received(999)).toBe(false);
+    heap = 101;
+    expect(bound.check()).toBe(true);
+    expect(bound.received(999)).toBe(false);
+    expect(bound.received(1)).toBe(true);
+    expect([collected, bound.collections]).toEqual([3, 3]);
+    // Without `received`, bytes from Workers never collect.
+    const plain = new HeapBound(100, () => 0, () => collected++);
+    expect(plain.received(2 ** 40)).toBe(false);
+    expect(collected).toBe(3);
+  });
 });
 
 let root: string;
@@ -124,9 +153,14 @@ const BIG = READ_BATCH.bytes + 1000;
 const ordinary = grepWorkers();
 // Bounds of nothing: a thread collects whenever its heap passes twice what stayed live, in the Workers and on this thread.
 const tight = grepWorkers({ workerHeapBytes: 0, callerHeapBytes: 0 });
+// Heaps never past their bounds, and a collection after every byte from the Workers: in a one-shot pool, not in a long-running one.
+const onEveryByte = grepWorkers({ callerHeapBytes: 2 ** 40, receivedBytes: 1 });
+const serverOnEveryByte = grepWorkers({ callerHeapBytes: 2 ** 40, receivedBytes: 1, longRunning: true });
 afterAll(() => {
   ordinary.close();
   tight.close();
+  onEveryByte.close();
+  serverOnEveryByte.close();
 });
 
 const WORDS = ['return', 'Foo', 'needleError', 'function', 'x', 'ünï', '  '];
@@ -232,6 +266,15 @@ describe('the limits change no answer', () => {
     expect(ordinaryBatches.n).toBeGreaterThan(20);
     expect(usual.workers).toBeLessThan(ordinaryBatches.n / 2);
     expect(usual.caller).toBeLessThan(ordinaryBatches.n / 2);
+  });
+
+  test("a one-shot caller collects as the Workers' bytes come, a long-running one does not; the answers are the same", async () => {
+    const plain = await answer(withWorkers(ordinary), { pattern: 'return' });
+    expect(await answer(withWorkers(onEveryByte), { pattern: 'return' })).toEqual(plain);
+    expect(await answer(withWorkers(serverOnEveryByte), { pattern: 'return' })).toEqual(plain);
+    // Every matching file's bytes came back, and each collected.
+    expect((await onEveryByte.collections()).caller).toBeGreaterThan(10);
+    expect((await serverOnEveryByte.collections()).caller).toBe(0);
   });
 
   test('a file growing while it is read is seen whole, at one of its sizes', async () => {

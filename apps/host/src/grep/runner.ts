@@ -9,7 +9,7 @@
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, RECEIVED_COLLECT, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
@@ -70,8 +70,10 @@ export interface HeapBounds {
   readonly callerHeapBytes?: number;
   /** The cores the pool plans for ({@link prescanParallel}); default: the machine's. */
   readonly cores?: number;
-  /** For a long-running host, which keeps a batch in flight a core even on two ({@link prescanParallel}). */
+  /** For a long-running host, which keeps a batch in flight a core even on two ({@link prescanParallel}) and paces its caller's heap checks. */
   readonly longRunning?: boolean;
+  /** A one-shot caller's collection after this many bytes from the Workers; default {@link RECEIVED_COLLECT}. */
+  readonly receivedBytes?: number;
 }
 
 const EMPTY = new Uint32Array(0);
@@ -110,7 +112,14 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2, bounds.longRunning === true);
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   // A long-running host's heap is large, and measuring it costs: its checks are paced.
-  const callerBound = new HeapBound(bounds.callerHeapBytes ?? CALLER_HEAP_BYTES, heapSize, fullGC, bounds.longRunning === true ? HEAP_CHECK_PACE : 0);
+  // A one-shot's caller collects as Workers' bytes come (its heap's size does not show them).
+  const longRunning = bounds.longRunning === true;
+  const callerBound = new HeapBound(
+    bounds.callerHeapBytes ?? CALLER_HEAP_BYTES,
+    heapSize,
+    fullGC,
+    longRunning ? { pace: HEAP_CHECK_PACE } : { received: bounds.receivedBytes ?? RECEIVED_COLLECT },
+  );
 
   const make = (): Slot => {
     const worker = new Worker(workerUrl(WORKER, import.meta.url).href);
@@ -254,6 +263,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     if (answer === undefined) return undefined;
     const verdicts = answer.verdicts.map((v) => {
       if (v === null || v === 'none') return v;
+      callerBound.received(v.bytes.length);
       remember(job, v.bytes, v.scan);
       return v.bytes;
     });
@@ -275,7 +285,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       if (answer === undefined) return undefined;
       const verdicts = answer.verdicts.map((v): ReadVerdict => {
         if ('none' in v) return v;
-        if (v.reading.kind === 'file' && v.reading.bytes !== null) remember(job, v.reading.bytes, v.scan);
+        if (v.reading.kind === 'file' && v.reading.bytes !== null) {
+          callerBound.received(v.reading.bytes.length);
+          remember(job, v.reading.bytes, v.scan);
+        }
         return { reading: v.reading };
       });
       return { verdicts, slow: answer.slow };
