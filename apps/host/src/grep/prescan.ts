@@ -190,11 +190,10 @@ export interface BoundOptions {
 
 /**
  * How many bytes from the Workers (matching files' bytes) a one-shot grep's caller takes
- * before it collects in full: a read batch's worth. The common word's matching files sent
- * 215 MB back in a grep of the bench's tree: collecting every 4 MiB of them (50 times,
- * some 160 ms) brought its peak from 122–126 to 115–116 MiB, the selective regex's (52 MB
- * back, 12 times, 40 ms) from 125–130 to 118–122 MiB. A long-running host does not: its
- * full collections walk a store's records, tens of ms each.
+ * before it collects in full: a read batch's worth (the common word sends 215 MB back in a
+ * grep of the bench's tree: 50 collections, some 160 ms; the host README's "the Workers'
+ * bytes collected as they come" gives the peaks). A long-running host does not: its full
+ * collections walk a store's records, tens of ms each.
  */
 export const RECEIVED_COLLECT = 4 << 20;
 

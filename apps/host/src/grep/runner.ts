@@ -109,11 +109,11 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   let nextId = 0;
   let closed = false;
   const workerHeapBytes = bounds.workerHeapBytes ?? WORKER_HEAP_BYTES;
-  const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2, bounds.longRunning === true);
+  const longRunning = bounds.longRunning === true;
+  const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2, longRunning);
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   // A long-running host's heap is large, and measuring it costs: its checks are paced.
   // A one-shot's caller collects as Workers' bytes come (its heap's size does not show them).
-  const longRunning = bounds.longRunning === true;
   const callerBound = new HeapBound(
     bounds.callerHeapBytes ?? CALLER_HEAP_BYTES,
     heapSize,
