@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
 import { Database, constants } from 'bun:sqlite';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleToolCall } from '@ws/tools';
 import { openHost } from '../src/host.ts';
@@ -30,6 +30,11 @@ function snapshot(dir: string): Record<string, string> {
 /** A workspace whose store holds a few files (made by `ws call`, so closed cleanly: no `-wal`). */
 async function storedWorkspace(files: Record<string, string> = { 'a.txt': 'one\n' }) {
   const w = makeWorkspace([{ name: 'work', backend: 'store', files }]);
+  // Written an hour ago: a stat taken as the file was written is racy, its fingerprint
+  // unique, and the next call would record the file's evidence again (a write where
+  // these tests expect none; a loaded machine made that happen now and then).
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const path of Object.keys(files)) utimesSync(join(w.dir, 'work', path), hourAgo, hourAgo);
   for (const path of Object.keys(files)) {
     const ran = await ws(w.dir, ['--config', w.config, 'call', 'read', JSON.stringify({ path: `work/${path}` })]);
     expect(ran.code).toBe(0);
