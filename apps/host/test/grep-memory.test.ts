@@ -11,7 +11,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
-import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, RECEIVED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
+import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
@@ -116,7 +116,7 @@ describe('a heap bound', () => {
     expect([measured, bound.collections, bound.passed]).toEqual([5, 2, 1]);
   });
 
-  test('given `received`, collects once that many bytes from Workers have come since its last collection', () => {
+  test('given `searched`, collects once Workers have searched that many bytes for it since its last collection', () => {
     let collected = 0;
     let heap = 0;
     const bound = new HeapBound(
@@ -126,23 +126,23 @@ describe('a heap bound', () => {
         collected++;
         heap = 0;
       },
-      { received: 1000 },
+      { searched: 1000 },
     );
-    expect(RECEIVED_COLLECT).toBe(4 << 20);
-    expect(bound.received(600)).toBe(false);
-    expect(bound.received(399)).toBe(false);
-    expect(bound.received(1)).toBe(true);
+    expect(SEARCHED_COLLECT).toBe(8 << 20);
+    expect(bound.searched(600)).toBe(false);
+    expect(bound.searched(399)).toBe(false);
+    expect(bound.searched(1)).toBe(true);
     expect(collected).toBe(1);
     // Counted afresh after it; a collection the heap's own bound made resets the count too.
-    expect(bound.received(999)).toBe(false);
+    expect(bound.searched(999)).toBe(false);
     heap = 101;
     expect(bound.check()).toBe(true);
-    expect(bound.received(999)).toBe(false);
-    expect(bound.received(1)).toBe(true);
+    expect(bound.searched(999)).toBe(false);
+    expect(bound.searched(1)).toBe(true);
     expect([collected, bound.collections]).toEqual([3, 3]);
-    // Without `received`, bytes from Workers never collect.
+    // Without `searched`, bytes searched never collect.
     const plain = new HeapBound(100, () => 0, () => collected++);
-    expect(plain.received(2 ** 40)).toBe(false);
+    expect(plain.searched(2 ** 40)).toBe(false);
     expect(collected).toBe(3);
   });
 });
@@ -154,8 +154,8 @@ const ordinary = grepWorkers();
 // Bounds of nothing: a thread collects whenever its heap passes twice what stayed live, in the Workers and on this thread.
 const tight = grepWorkers({ workerHeapBytes: 0, callerHeapBytes: 0 });
 // Heaps never past their bounds, and a collection after every byte from the Workers: in a one-shot pool, not in a long-running one.
-const onEveryByte = grepWorkers({ callerHeapBytes: 2 ** 40, receivedBytes: 1 });
-const serverOnEveryByte = grepWorkers({ callerHeapBytes: 2 ** 40, receivedBytes: 1, longRunning: true });
+const onEveryByte = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 1 });
+const serverOnEveryByte = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 1, longRunning: true });
 afterAll(() => {
   ordinary.close();
   tight.close();
@@ -242,6 +242,27 @@ describe('the limits change no answer', () => {
     expect(seen.filter((b) => b.bytes >= BIG).length).toBe(3);
   });
 
+  test('a file a Worker read sends back holds bytes of its own, not a view of the buffer its batch was read into', async () => {
+    let back = 0;
+    const spy: Prescanner = {
+      ...ordinary.prescanner,
+      parallel: ordinary.prescanner.parallel,
+      read: async (job) => {
+        const got = await ordinary.prescanner.read(job);
+        for (const v of got?.verdicts ?? []) {
+          if ('none' in v || 'counted' in v || v.reading.kind !== 'file' || v.reading.bytes === null) continue;
+          // A view would carry the whole batch's buffer across (cloned), and tie it to the search.
+          expect(v.reading.bytes.byteOffset).toBe(0);
+          expect(v.reading.bytes.buffer.byteLength).toBe(v.reading.bytes.length);
+          back++;
+        }
+        return got;
+      },
+    };
+    await answer(withWorkers(ordinary, spy), { pattern: 'return' });
+    expect(back).toBeGreaterThan(50);
+  });
+
   for (const input of INPUTS) {
     test(`one file a batch and heaps bound at nothing: ${JSON.stringify(input)}`, async () => {
       const plain = await answer({ mounts: [directMount(config, undefined)], hasDirectMount: true }, input);
@@ -266,6 +287,38 @@ describe('the limits change no answer', () => {
     expect(ordinaryBatches.n).toBeGreaterThan(20);
     expect(usual.workers).toBeLessThan(ordinaryBatches.n / 2);
     expect(usual.caller).toBeLessThan(ordinaryBatches.n / 2);
+  });
+
+  test('files a Worker read and found no match in, or kept only the scan of (a full page), pace the caller too', async () => {
+    for (const input of [{ pattern: 'zzqqxx' }, { pattern: 'return' }]) {
+      const pool = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 1 });
+      const plain = await answer(withWorkers(ordinary), input);
+      // A page of a few results: the rest come counted, their bytes left in the Worker.
+      const kept: number[] = [];
+      const spy: Prescanner = {
+        ...pool.prescanner,
+        parallel: pool.prescanner.parallel,
+        read: async (job) => {
+          const got = await pool.prescanner.read(job);
+          kept.push(got?.verdicts.filter((v) => 'reading' in v && v.reading.kind === 'file' && v.reading.bytes !== null).length ?? 0);
+          return got;
+        },
+      };
+      try {
+        const full = await handleToolCall(withWorkers(pool, spy), { name: 'grep', input: { path: 'work', ...input }, resultMaxChars: 2000 });
+        const whole = await handleToolCall(withWorkers(ordinary), { name: 'grep', input: { path: 'work', ...input }, resultMaxChars: 2000 });
+        expect(full).toEqual(whole);
+        // The files read paced the caller: a collection for each of many, where no byte (or few) came back.
+        expect((await pool.collections()).caller).toBeGreaterThan(100);
+        if (input.pattern === 'return') {
+          expect((plain as { totalMatches: number }).totalMatches).toBeGreaterThan(50);
+          // The last batches sent no file's bytes back: their files were counted.
+          expect(kept.slice(-2)).toEqual([0, 0]);
+        }
+      } finally {
+        pool.close();
+      }
+    }
   });
 
   test("a one-shot caller collects as the Workers' bytes come, a long-running one does not; the answers are the same", async () => {

@@ -109,8 +109,11 @@ beforeAll(async () => {
   storeHost = await openHost(testConfig(root, [{ name: 'work', path: '.', ignore: [], maxFileSize: MAX_FILE }]), { watch: false });
 });
 
-async function answer(workspace: Workspace, input: Record<string, unknown>): Promise<unknown> {
-  const got = await handleToolCall(workspace, { name: 'grep', input: { path: 'work', ...input }, resultMaxChars: 1_000_000 });
+/** The budgets answers are compared at: one no answer fills, and a page that fills (the files past it come counted). */
+const BUDGETS = [1_000_000, 2_500];
+
+async function answer(workspace: Workspace, input: Record<string, unknown>, resultMaxChars = 1_000_000): Promise<unknown> {
+  const got = await handleToolCall(workspace, { name: 'grep', input: { path: 'work', ...input }, resultMaxChars });
   if (!got.success) throw new Error(got.error);
   return got.data;
 }
@@ -120,11 +123,13 @@ const bare = (mount: Mount): Workspace => ({ mounts: [mount], hasDirectMount: mo
 describe('searching ahead changes no answer', () => {
   for (const input of PATTERNS) {
     test(`direct: ${JSON.stringify(input)}`, async () => {
-      const expected = await answer(bare(directMount(config, undefined)), input);
-      expect(await answer(host.workspace, input)).toEqual(expected);
-      for (const every of [2, 3, 5]) {
-        const shaky = directMount(config, undefined, undefined, failing(workers.prescanner, every));
-        expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input)).toEqual(expected);
+      for (const budget of BUDGETS) {
+        const expected = await answer(bare(directMount(config, undefined)), input, budget);
+        expect(await answer(host.workspace, input, budget)).toEqual(expected);
+        for (const every of [2, 3, 5]) {
+          const shaky = directMount(config, undefined, undefined, failing(workers.prescanner, every));
+          expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input, budget)).toEqual(expected);
+        }
       }
     });
   }
@@ -145,11 +150,13 @@ describe('searching ahead changes no answer', () => {
       const store = storeHost.store;
       if (store === undefined) throw new Error('no store');
       const plain = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined });
-      const expected = await answer(storeHost.workspace, input);
-      expect(await answer(bare(plain), input)).toEqual(expected);
-      for (const every of [2, 3]) {
-        const shaky = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: failing(workers.prescanner, every) });
-        expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input)).toEqual(expected);
+      for (const budget of BUDGETS) {
+        const expected = await answer(storeHost.workspace, input, budget);
+        expect(await answer(bare(plain), input, budget)).toEqual(expected);
+        for (const every of [2, 3]) {
+          const shaky = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: failing(workers.prescanner, every) });
+          expect(await answer({ ...bare(shaky), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input, budget)).toEqual(expected);
+        }
       }
     });
   }
@@ -203,4 +210,55 @@ describe('a store-backed search whose Workers fail now and then', () => {
       expect(calls).toBe(fails < 3 ? all : 3);
     });
   }
+});
+
+describe('past a full page, files come counted (their scans without their bytes)', () => {
+  test('store-backed and direct: the same answers as a search given every file, with counted files among them', async () => {
+    const dir = tempDir('ws-prescan-counted-');
+    const files: Record<string, string> = {};
+    // Many batches: the page fills in the first, and the batches started after it come counted.
+    for (let k = 0; k < 900; k++) files[`${['', 'a/', 'a/b/'][k % 3]}g${k}.txt`] = k % 7 === 0 ? `nothing here\r\n` : `x\nreturn ${k}\n${k % 2 ? 'return again\r\n' : ''}`;
+    writeFiles(dir, files);
+    const cfg = testConfig(dir, [{ name: 'work', path: '.', ignore: [] }]);
+    const h = await openHost(cfg, { watch: false });
+    try {
+      const store = h.store;
+      if (store === undefined) throw new Error('no store');
+      const mountConfig = (h.workspace.mounts[0] as unknown as { config: MountConfig }).config;
+      let counted = 0;
+      const spy: Prescanner = {
+        ...workers.prescanner,
+        parallel: workers.prescanner.parallel,
+        blobs: async (job) => {
+          const got = await workers.prescanner.blobs(job);
+          counted += got?.verdicts.filter((v) => v !== null && v !== 'none' && 'counted' in v).length ?? 0;
+          return got;
+        },
+        read: async (job) => {
+          const got = await workers.prescanner.read(job);
+          counted += got?.verdicts.filter((v) => 'counted' in v).length ?? 0;
+          return got;
+        },
+      };
+      const lock = { run: <T>(op: () => T) => op(), close() {} };
+      const hash = (b: Uint8Array) => new Bun.CryptoHasher('sha256').update(b).digest('hex');
+      const plainStore = storeMount(mountConfig, { store, lock, hash, storeRel: undefined });
+      const aheadStore = storeMount(mountConfig, { store, lock, hash, storeRel: undefined, prescanner: spy });
+      const direct = { ...mountConfig, backend: 'direct' as const };
+      for (const input of [{ pattern: 'return' }, { pattern: 'return', output: 'files' }, { pattern: 'return', output: 'count' }, { pattern: 'return$', offset: 20 }, { pattern: 'again' }]) {
+        for (const budget of [2_000, 100_000]) {
+          const expected = await answer(bare(plainStore), input, budget);
+          expect(await answer({ ...bare(aheadStore), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input, budget)).toEqual(expected);
+          const directExpected = await answer(bare(directMount(direct, undefined)), input, budget);
+          expect(await answer({ ...bare(directMount(direct, undefined, undefined, spy)), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input, budget)).toEqual(directExpected);
+          expect(directExpected).toEqual(expected);
+        }
+      }
+      // The page filled and the Workers kept only the scans of hundreds of files.
+      expect(counted).toBeGreaterThan(300);
+      expect(JSON.stringify(await answer(bare(plainStore), { pattern: 'return' }, 2_000))).toContain('"totalMatches":1');
+    } finally {
+      h.close();
+    }
+  });
 });

@@ -73,3 +73,35 @@ describe('readMany answers each path as read does', () => {
     });
   }
 });
+
+describe('readMany into a buffer (as grep Workers read a batch)', () => {
+  for (const room of [0, 3, 7, 64, 4096]) {
+    test(`${room} bytes of room: the same answers, files that fit read into it one after another`, async () => {
+      const { root } = tree();
+      const options = { root, rules: walkRules([], STORE), followSymlinks: false, walkCap: 100, storeRel: STORE, mount: 'work', timestampGranularityMs: 1 };
+      const disk = diskPort(options);
+      await Bun.sleep(60);
+      const alone = [];
+      for (const p of PATHS) alone.push(shape(await disk.read(p, 100)));
+      const into = new Uint8Array(room).fill(0xee);
+      const got = await diskReader(disk.readerSpec).readMany(PATHS, 100, into);
+      expect(got.map(shape)).toEqual(alone);
+      // The files in the buffer sit one after another from its start, none overlapping another.
+      let end = 0;
+      let inside = 0;
+      for (const r of got) {
+        if (r.kind !== 'file' || r.bytes === null || r.bytes.length === 0) continue;
+        if (r.bytes.buffer !== into.buffer) continue;
+        expect(r.bytes.byteOffset).toBe(into.byteOffset + end);
+        end += r.bytes.length;
+        inside++;
+      }
+      expect(end).toBeLessThanOrEqual(room);
+      // Where the buffer holds every file that fits, the files that don't have bytes of their own.
+      if (room >= 4096) expect(inside).toBe(got.filter((r) => r.kind === 'file' && r.bytes !== null && r.bytes.length > 0).length);
+      if (room === 0) expect(inside).toBe(0);
+      if (room === 7) expect(inside).toBeGreaterThan(0);
+    });
+  }
+
+});

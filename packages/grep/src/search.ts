@@ -56,6 +56,18 @@ export type GrepFile =
       /** Its size in bytes (checked against `maxFileSize`). */
       readonly size: number;
       readonly version?: string;
+    }
+  | {
+      readonly path: string;
+      /**
+       * The caller searched it ahead and kept the scan, not the bytes: `scanAhead` of
+       * this pattern and these options answered `'scanned'` (so the bytes are not
+       * binary). It counts as searched and its results as found, but none of its lines
+       * can be shown: `found`'s `shown`, `line`, `lineStart` and `firstMatch` throw. For
+       * a caller whose page is full, which only counts what comes after it.
+       */
+      readonly counted: { readonly size: number; readonly scan: MatchJobResult };
+      readonly version?: string;
     };
 
 /** Why a file was not searched. */
@@ -299,6 +311,26 @@ export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8
   return { kind: 'scanned', result, lineEnds: noted };
 }
 
+/** A file searched ahead whose bytes were not kept (`GrepFile.counted`): its results counted, none of its lines shown. */
+function countedFile(path: string, version: string | undefined, scan: MatchJobResult): FoundFile {
+  const { hits, ends } = scan;
+  const unshown = (): never => {
+    throw new Error(`the lines of ${path} were not kept: it was searched to be counted, not shown`);
+  };
+  return {
+    path,
+    ...(version === undefined ? {} : { version }),
+    ...(scan.crlfEnds === undefined ? {} : { lineEndings: scan.crlfEnds }),
+    results: hits.length,
+    lines: scan.lines,
+    result: (k) => ({ line: hits[k], endLine: ends === undefined ? hits[k] : ends[k] }),
+    shown: unshown,
+    line: unshown,
+    lineStart: unshown,
+    firstMatch: unshown,
+  };
+}
+
 /** The searched file's results, its text decoded (and its lines indexed) only when asked. */
 function foundFile(
   path: string,
@@ -402,10 +434,41 @@ export async function searchFiles(
   let filesSearched = 0;
   let filesMatched = 0;
 
+  /** A searched file's scan, noted and counted (its results told to `found`); true where the search stops at it. */
+  const tally = async (path: string, version: string | undefined, scan: MatchJobResult, found: () => FoundFile): Promise<boolean> => {
+    const labelled = version === undefined ? {} : { version };
+    if (matcher.namesCr && scan.crlfEnds !== undefined) crlfFiles.push({ path, ...labelled, lineEndings: scan.crlfEnds });
+    if (matcher.namesBom && scan.bom) bomFiles.push({ path, ...labelled });
+    if (scan.gaveUp.length > 0) gaveUp.push({ path, ...labelled, lines: [...scan.gaveUp] });
+    if (scan.hits.length > 0) {
+      filesMatched++;
+      totalMatches += scan.lines;
+      totalResults += scan.hits.length;
+      await sink.found?.(found());
+    }
+    if (scan.stoppedAt === undefined) return false;
+    stopped = { path, ...labelled, line: scan.stoppedAt, lost: scan.lost === true };
+    return true;
+  };
+
   for await (const file of files) {
     const { path } = file;
     const labelled = file.version === undefined ? {} : { version: file.version };
     if (ofType !== undefined && !ofType(path.slice(path.lastIndexOf('/') + 1))) continue;
+    if ('counted' in file) {
+      const { size, scan } = file.counted;
+      if (maxFileSize !== undefined && size > maxFileSize) {
+        sink.skipped?.({ path, ...labelled, reason: { kind: 'over-size', size, limit: maxFileSize } });
+        continue;
+      }
+      if (budget - spent <= 0) {
+        stopped = { path, ...labelled, line: 1, lost: false };
+        break;
+      }
+      filesSearched++;
+      if (await tally(path, file.version, scan, () => countedFile(path, file.version, scan))) break;
+      continue;
+    }
     if ('noMatch' in file) {
       if (maxFileSize !== undefined && file.size > maxFileSize) {
         sink.skipped?.({ path, ...labelled, reason: { kind: 'over-size', size: file.size, limit: maxFileSize } });
@@ -477,19 +540,7 @@ export async function searchFiles(
     const started = now();
     const scan = await run({ pattern, options: patternOptions, bytes, lineEnds: noted, timeLimitMs: Math.min(left, 2 ** 31 - 1) });
     spent += now() - started;
-    if (matcher.namesCr && scan.crlfEnds !== undefined) crlfFiles.push({ path, ...labelled, lineEndings: scan.crlfEnds });
-    if (matcher.namesBom && scan.bom) bomFiles.push({ path, ...labelled });
-    if (scan.gaveUp.length > 0) gaveUp.push({ path, ...labelled, lines: [...scan.gaveUp] });
-    if (scan.hits.length > 0) {
-      filesMatched++;
-      totalMatches += scan.lines;
-      totalResults += scan.hits.length;
-      await sink.found?.(foundFile(path, file.version, bytes, scan, matcher, before, after));
-    }
-    if (scan.stoppedAt !== undefined) {
-      stopped = { path, ...labelled, line: scan.stoppedAt, lost: scan.lost === true };
-      break;
-    }
+    if (await tally(path, file.version, scan, () => foundFile(path, file.version, bytes, scan, matcher, before, after))) break;
   }
   return {
     totalMatches,

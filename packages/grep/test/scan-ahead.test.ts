@@ -9,7 +9,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { type GrepFile, type MatchJob, type MatchJobResult, scanAhead, search } from '../src/index.ts';
+import { type FoundFile, type GrepFile, type MatchJob, type MatchJobResult, scanAhead, search, searchFiles } from '../src/index.ts';
 
 const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : undefined;
 const params = (numRuns: number) => ({ numRuns, ...(seed === undefined ? {} : { seed }) });
@@ -69,6 +69,55 @@ describe('scanAhead', () => {
     expect(said.scanned).toBeGreaterThan(500);
     expect(said.unsure).toBeGreaterThan(20);
   }, 120_000);
+
+  test('a search given only the scans of the files it said scanned (counted) counts and notes what one given their bytes does', async () => {
+    let counted = 0;
+    // What a sink can see of a found file without its lines.
+    const seen = (f: FoundFile) => ({
+      path: f.path,
+      results: f.results,
+      lines: f.lines,
+      lineEndings: f.lineEndings,
+      ranges: Array.from({ length: f.results }, (_, k) => f.result(k)),
+    });
+    await fc.assert(
+      fc.asyncProperty(pattern, fc.array(fileBytes, { minLength: 1, maxLength: 4 }), options, async (p, bs, opts) => {
+        if (!accepted(p, opts.fixedStrings)) return;
+        const read: GrepFile[] = bs.map((bytes, k) => ({ path: `f${k}`, bytes }));
+        const ahead: GrepFile[] = bs.map((bytes, k) => {
+          const a = scanAhead(p, opts, bytes, 10_000);
+          if (a.kind === 'none') return { path: `f${k}`, noMatch: true, size: bytes.length };
+          if (a.kind === 'scanned') {
+            counted++;
+            return { path: `f${k}`, counted: { size: bytes.length, scan: a.result } };
+          }
+          return { path: `f${k}`, bytes };
+        });
+        const run = async (files: GrepFile[]) => {
+          const found: unknown[] = [];
+          const skipped: unknown[] = [];
+          const facts = await searchFiles(p, files, { ...opts, maxFileSize: 30 }, { found: (f) => void found.push(seen(f)), skipped: (f) => void skipped.push(f) });
+          return { facts, found, skipped };
+        };
+        expect(await run(ahead)).toEqual(await run(read));
+      }),
+      params(2000),
+    );
+    expect(counted).toBeGreaterThan(300);
+  }, 120_000);
+
+  test("a counted file's lines can't be shown: asking throws, and says why", async () => {
+    const bytes = enc.encode('a b\nb\n');
+    const a = scanAhead('b', plain, bytes, 10_000);
+    if (a.kind !== 'scanned') throw new Error('expected a scan');
+    const found: FoundFile[] = [];
+    const facts = await searchFiles('b', [{ path: 'x', counted: { size: bytes.length, scan: a.result } }], plain, { found: (f) => void found.push(f) });
+    expect(facts.totalMatches).toBe(2);
+    expect(found[0].results).toBe(2);
+    expect(found[0].result(1)).toEqual({ line: 2, endLine: 2 });
+    expect(() => found[0].line(1)).toThrow('searched to be counted, not shown');
+    expect(() => found[0].shown(0)).toThrow('not kept');
+  });
 
   test('never for a binary-looking file, a pattern naming a CR or a BOM, a match, or a scan out of time', () => {
     const kind = (p: string, bytes: Uint8Array, limit = 10_000, now?: () => number) => scanAhead(p, plain, bytes, limit, now).kind;

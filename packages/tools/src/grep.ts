@@ -86,6 +86,7 @@ async function* filesOf(
       if ('large' in file) yield { path, large: file.large };
       else if ('skipped' in file) yield { path, skipped: file.skipped };
       else if ('noMatch' in file) yield file.size > mount.maxFileSize ? { path, skipped: overSize(mount.maxFileSize), ...version } : { path, noMatch: true, size: file.size, ...version };
+      else if ('counted' in file) yield file.counted.size > mount.maxFileSize ? { path, skipped: overSize(mount.maxFileSize), ...version } : { path, counted: file.counted, ...version };
       else if (file.bytes.length > mount.maxFileSize) yield { path, skipped: overSize(mount.maxFileSize), ...version };
       else yield { path, bytes: file.bytes, ...version };
     }
@@ -236,7 +237,8 @@ async function grep(workspace: Workspace, input: Input, call: CallContext): Prom
       filesOf(
         scopes,
         pathFilter(workspace, input.glob, within),
-        { pattern: input.pattern, caseInsensitive: input.caseInsensitive ?? false, fixedStrings: input.fixedStrings ?? false, multiline },
+        // Past a full page a file's results are only counted: a mount may spare their bytes.
+        { pattern: input.pattern, caseInsensitive: input.caseInsensitive ?? false, fixedStrings: input.fixedStrings ?? false, multiline, pageFull: () => page.isFull() },
         call,
         count,
       ),

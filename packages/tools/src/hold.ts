@@ -61,6 +61,11 @@ export class StreamPage<T> {
     return this.seen >= this.offset && !this.full;
   }
 
+  /** True once an offer did not fit: the page takes nothing more. */
+  isFull(): boolean {
+    return this.full;
+  }
+
   /** What the next item may add and still fit (Infinity without a budget). */
   room(): number {
     return this.budget === undefined ? Infinity : this.budget - this.least - this.used;

@@ -7,7 +7,7 @@
  * (no `..`, no leading `/`); the mount checks again at the point of effect (symlinks).
  * Nothing here throws for an expected problem: an outcome carries a sentence instead.
  */
-import type { MatchRunner, StretchSizes } from '@ws/grep';
+import type { MatchJobResult, MatchRunner, StretchSizes } from '@ws/grep';
 import type { Progress } from './tool.ts';
 
 /** A refusal or problem, as a full sentence a model can act on. */
@@ -98,6 +98,16 @@ export type SearchFile =
       readonly noMatch: true;
       readonly size: number;
       readonly version?: 'conflicting-disk';
+    }
+  | {
+      readonly path: string;
+      /**
+       * Searched ahead once the query's page was full (`SearchQuery.pageFull`): its scan,
+       * without its bytes (`@ws/grep`'s `counted`: `scanAhead` of this query answered
+       * `'scanned'`). Its results are counted, none shown.
+       */
+      readonly counted: { readonly size: number; readonly scan: MatchJobResult };
+      readonly version?: 'conflicting-disk';
     };
 
 /** What grep looks for, so a mount with an index may answer `noMatch` for files that can't match. */
@@ -106,6 +116,11 @@ export interface SearchQuery {
   readonly caseInsensitive: boolean;
   readonly fixedStrings: boolean;
   readonly multiline: boolean;
+  /**
+   * True once the answer's page can take no more results (it stays so): from then on a
+   * mount that searches ahead may offer a matching file as `counted`, sparing its bytes.
+   */
+  readonly pageFull?: () => boolean;
 }
 
 /** One file's change in a commit: new bytes, or `null` to delete. */

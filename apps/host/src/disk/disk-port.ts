@@ -127,7 +127,12 @@ export type ReaderSpec = Pick<DiskOptions, 'root' | 'followSymlinks' | 'storeRel
 
 /** A mount's files, read from another thread (grep's Workers) with the guards and answers of its disk's `readMany`. */
 export interface DiskReader {
-  readMany(paths: readonly string[], maxBytes: number): Promise<Reading[]>;
+  /**
+   * As the disk's `readMany`; with `into`, the files are read one after another into it
+   * where they fit (each reading's bytes a view of it, valid until the caller reuses it),
+   * the rest into bytes of their own.
+   */
+  readMany(paths: readonly string[], maxBytes: number, into?: Uint8Array): Promise<Reading[]>;
 }
 
 /** What a ranged read found: the bytes and the file's metadata, or why not. */
@@ -755,7 +760,7 @@ function batchParent(disk: Disk, dirs: BatchDirs, parentRel: string): HeldParent
  * needs checking, a boundary, no regular file there, a file changing or emptied just
  * now, any failure — and `readFile` decides it as it would alone.
  */
-function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number): Reading | null {
+function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number, into: Uint8Array | undefined): Reading | null {
   let path = named;
   if (!PLAIN.test(named)) {
     if (leaves(named) || named.includes('\0')) return null;
@@ -776,23 +781,31 @@ function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number):
     const fd = parent.dir.openFile(name, 'read');
     let got: Reading | null;
     try {
-      got = readOpen(disk, fd, maxBytes);
+      got = readOpen(disk, fd, maxBytes, into);
     } finally {
       closeSync(fd);
     }
     if (got === null || (got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~'))) return null;
-    remember(disk, got, undefined);
+    remember(disk, got, into);
     return got;
   } catch {
     return null;
   }
 }
 
-async function readMany(disk: Disk, paths: readonly string[], maxBytes: number): Promise<Reading[]> {
+async function readMany(disk: Disk, paths: readonly string[], maxBytes: number, into?: Uint8Array): Promise<Reading[]> {
   const dirs: BatchDirs = new Map();
   const out: Reading[] = [];
+  // What is left of `into`: each file read into it takes the next stretch.
+  let free = into;
   try {
-    for (const path of paths) out.push(readHeld(disk, dirs, path, maxBytes) ?? (await readFile(disk, path, maxBytes)));
+    for (const path of paths) {
+      const got = readHeld(disk, dirs, path, maxBytes, free) ?? (await readFile(disk, path, maxBytes, free));
+      if (free !== undefined && got.kind === 'file' && got.bytes !== null && got.bytes.buffer === free.buffer && got.bytes.length > 0) {
+        free = free.subarray(got.bytes.length);
+      }
+      out.push(got);
+    }
   } finally {
     for (const held of dirs.values()) held?.dir.close();
   }
@@ -1182,7 +1195,7 @@ const NO_WALK: WalkRules = { passOver: () => undefined };
 export function diskReader(spec: ReaderSpec): DiskReader {
   const options: DiskOptions = { ...spec, rules: NO_WALK, walkCap: 0 };
   const disk: Disk = { options, bounds: boundary(spec.storeRel, spec.protect ?? []), time: timeKeeping(options), racyReads: new Map() };
-  return { readMany: (paths, maxBytes) => readMany(disk, paths, maxBytes) };
+  return { readMany: (paths, maxBytes, into) => readMany(disk, paths, maxBytes, into) };
 }
 
 /**

@@ -28,10 +28,15 @@ export interface PrescanJob {
   readonly itemMs: number;
   /** How long the Worker may go without a word (it tells of its progress now and then) before it is taken to be stuck, and ended. */
   readonly stallMs: number;
+  /** The search's page is full (`SearchQuery.pageFull`): a file scanned with certainty comes back as its scan alone, `counted`. */
+  readonly counting?: true;
 }
 
-/** What the prescan found for one file: no line matches, its bytes (search it), or null (not looked at). */
-export type PrescanVerdict = 'none' | Uint8Array | null;
+/** A file scanned ahead for a full page: its size and its scan, its bytes left behind (`@ws/grep`'s `counted`). */
+export type Counted = { readonly counted: { readonly size: number; readonly scan: MatchJobResult } };
+
+/** What the prescan found for one file: no line matches, its bytes (search it), its scan alone (`counting`), or null (not looked at). */
+export type PrescanVerdict = 'none' | Uint8Array | Counted | null;
 
 /** A scan a Worker made ahead, for the job the search will make of the same bytes (`lineEnds`: that job's). */
 export interface ScannedAhead {
@@ -39,14 +44,14 @@ export interface ScannedAhead {
   readonly lineEnds: boolean;
 }
 
-/** A file's verdict as it crosses back from a Worker: none, or its bytes with the scan made of them (where certain), or null. */
-export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead } | null;
+/** A file's verdict as it crosses back from a Worker: none, its bytes with the scan made of them (where certain), the scan alone (`counting`), or null. */
+export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead } | Counted | null;
 
-/** A read file's verdict as it crosses back: none (its size), or its reading with the scan made of it (where certain). */
-export type WorkerReadVerdict = { readonly none: number } | { readonly reading: Reading; readonly scan?: ScannedAhead };
+/** A read file's verdict as it crosses back: none (its size), its reading with the scan made of it (where certain), or the scan alone (`counting`). */
+export type WorkerReadVerdict = { readonly none: number } | { readonly reading: Reading; readonly scan?: ScannedAhead } | Counted;
 
 /** What a read batch found for one path: no line matches (the file's size), or the reading (search it). */
-export type ReadVerdict = { readonly none: number } | { readonly reading: Reading };
+export type ReadVerdict = { readonly none: number } | { readonly reading: Reading } | Counted;
 
 /**
  * A batch's answer: a verdict per file, and `slow` where one file's scan ran past its
@@ -117,17 +122,18 @@ export const READ_BATCH: { files: number; bytes: number } = { files: 64, bytes: 
  *
  * Bytes a Worker transferred to this thread are not in this heap's size, so they never
  * prompt its collector, and those it has passed wait, garbage, for a collection made for
- * other reasons. A bound given `received` collects in full once that many such bytes have
- * come since its last collection ({@link BoundOptions}).
+ * other reasons; nor does the size show what a walk's garbage holds of the process's
+ * memory. A bound given `searched` collects in full once Workers have searched that many
+ * bytes for this thread since its last collection ({@link BoundOptions}).
  */
 export class HeapBound {
   private limit: number;
   /** No measuring before this (`now()`'s clock). */
   private quietUntil = -Infinity;
-  /** Bytes received from Workers since the last collection. */
-  private receivedSince = 0;
+  /** Bytes Workers searched for this thread since the last collection. */
+  private searchedSince = 0;
   private readonly pace: number;
-  private readonly receivedLimit: number;
+  private readonly searchedLimit: number;
   private readonly now: () => number;
   /** Collections made (for tests). */
   collections = 0;
@@ -141,16 +147,16 @@ export class HeapBound {
   ) {
     this.limit = least;
     this.pace = options.pace ?? 0;
-    this.receivedLimit = options.received ?? Number.POSITIVE_INFINITY;
+    this.searchedLimit = options.searched ?? Number.POSITIVE_INFINITY;
     this.now = options.now ?? (() => performance.now());
   }
-  /** Counts `bytes` that reached this thread from a Worker; collects where enough have come (true where it did). */
-  received(bytes: number): boolean {
-    this.receivedSince += bytes;
-    if (this.receivedSince < this.receivedLimit) return false;
+  /** Counts `bytes` a Worker searched for this thread (come back or not); collects where enough have been (true where it did). */
+  searched(bytes: number): boolean {
+    this.searchedSince += bytes;
+    if (this.searchedSince < this.searchedLimit) return false;
     this.collect();
     this.collections++;
-    this.receivedSince = 0;
+    this.searchedSince = 0;
     return true;
   }
   /** Collects where the heap is past the bound; true where it did. */
@@ -164,7 +170,7 @@ export class HeapBound {
     if (over) {
       this.collect();
       this.collections++;
-      this.receivedSince = 0;
+      this.searchedSince = 0;
       this.limit = Math.max(this.least, 2 * this.size());
     }
     if (this.pace > 0) {
@@ -183,19 +189,22 @@ export const HEAP_CHECK_PACE = 50;
 export interface BoundOptions {
   /** Measure no sooner than this many times the last measurement's cost after it (0: every check). */
   readonly pace?: number;
-  /** Collect once this many bytes have come from Workers since the last collection (default: never for that). */
-  readonly received?: number;
+  /** Collect once Workers have searched this many bytes for this thread since the last collection (default: never for that). */
+  readonly searched?: number;
   readonly now?: () => number;
 }
 
 /**
- * How many bytes from the Workers (matching files' bytes) a one-shot grep's caller takes
- * before it collects in full: a read batch's worth (the common word sends 215 MB back in a
- * grep of the bench's tree: 50 collections, some 160 ms; the host README's "the Workers'
- * bytes collected as they come" gives the peaks). A long-running host does not: its full
+ * How many bytes the Workers search for a one-shot grep's caller (read there, matching or
+ * not, their bytes come back or not) before it collects in full: two read batches' worth,
+ * some 30 collections over the bench's 243 MB tree. The caller's heap size does not show
+ * what the search made it hold — bytes moved from a Worker are not counted there, and a
+ * walk's garbage grows its memory long before its collector runs — so a collection paced
+ * by the search's progress holds its peak (the host README's "Grep's memory, paced by
+ * the bytes searched" gives the figures). A long-running host does not: its full
  * collections walk a store's records, tens of ms each.
  */
-export const RECEIVED_COLLECT = 4 << 20;
+export const SEARCHED_COLLECT = 8 << 20;
 
 /** The bound of a grep Worker's heap ({@link HeapBound}). */
 export const WORKER_HEAP_BYTES = 8 << 20;
@@ -211,7 +220,8 @@ export function itemLimitMs(itemMs: number, size: number): number {
 export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], largest: number, read?: PrescanJob['read'], blobs?: PrescanJob['blobs']): PrescanJob {
   const { pattern, caseInsensitive, fixedStrings, multiline } = query;
   const stallMs = itemLimitMs(ITEM_MS, largest) + PROGRESS_MS;
-  return { pattern, options: { caseInsensitive, fixedStrings, multiline }, items, itemMs: ITEM_MS, stallMs, ...(read ? { read } : {}), ...(blobs ? { blobs } : {}) };
+  const counting = query.pageFull?.() === true ? ({ counting: true } as const) : {};
+  return { pattern, options: { caseInsensitive, fixedStrings, multiline }, items, itemMs: ITEM_MS, stallMs, ...(read ? { read } : {}), ...(blobs ? { blobs } : {}), ...counting };
 }
 
 /**

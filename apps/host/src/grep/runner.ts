@@ -9,7 +9,7 @@
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, RECEIVED_COLLECT, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
@@ -72,8 +72,8 @@ export interface HeapBounds {
   readonly cores?: number;
   /** For a long-running host, which keeps a batch in flight a core even on two ({@link prescanParallel}) and paces its caller's heap checks. */
   readonly longRunning?: boolean;
-  /** A one-shot caller's collection after this many bytes from the Workers; default {@link RECEIVED_COLLECT}. */
-  readonly receivedBytes?: number;
+  /** A one-shot caller's collection after the Workers searched this many bytes for it; default {@link SEARCHED_COLLECT}. */
+  readonly searchedBytes?: number;
 }
 
 const EMPTY = new Uint32Array(0);
@@ -118,7 +118,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     bounds.callerHeapBytes ?? CALLER_HEAP_BYTES,
     heapSize,
     fullGC,
-    longRunning ? { pace: HEAP_CHECK_PACE } : { received: bounds.receivedBytes ?? RECEIVED_COLLECT },
+    longRunning ? { pace: HEAP_CHECK_PACE } : { searched: bounds.searchedBytes ?? SEARCHED_COLLECT },
   );
 
   const make = (): Slot => {
@@ -261,9 +261,14 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   /** A batch's verdicts as the search takes them: each file's bytes, its scan remembered. */
   const bytesBack = (job: PrescanJob, answer: { verdicts: WorkerVerdict[]; slow: boolean } | undefined): PrescanAnswer<PrescanVerdict> => {
     if (answer === undefined) return undefined;
-    const verdicts = answer.verdicts.map((v) => {
+    // What a Worker searched paces this thread's collections (a store's `'none'` carries no size: not counted).
+    const verdicts = answer.verdicts.map((v): PrescanVerdict => {
       if (v === null || v === 'none') return v;
-      callerBound.received(v.bytes.length);
+      if ('counted' in v) {
+        callerBound.searched(v.counted.size);
+        return v;
+      }
+      callerBound.searched(v.bytes.length);
       remember(job, v.bytes, v.scan);
       return v.bytes;
     });
@@ -283,10 +288,13 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     async read(job) {
       const answer = await batch<WorkerReadVerdict>(job, []);
       if (answer === undefined) return undefined;
+      // Every file a Worker read paces this thread's collections, its bytes come back or not.
       const verdicts = answer.verdicts.map((v): ReadVerdict => {
-        if ('none' in v) return v;
+        if ('none' in v) callerBound.searched(v.none);
+        if ('counted' in v) callerBound.searched(v.counted.size);
+        if ('none' in v || 'counted' in v) return v;
         if (v.reading.kind === 'file' && v.reading.bytes !== null) {
-          callerBound.received(v.reading.bytes.length);
+          callerBound.searched(v.reading.bytes.length);
           remember(job, v.reading.bytes, v.scan);
         }
         return { reading: v.reading };

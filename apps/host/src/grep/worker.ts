@@ -10,28 +10,31 @@
  * The one rule: nothing here decides anything — `@ws/grep` does.
  */
 import { fullGC, heapSize } from 'bun:jsc';
-import { type MatchJob, runMatchJob, scanAhead } from '@ws/grep';
+import { type MatchJob, type MatchJobResult, runMatchJob, scanAhead } from '@ws/grep';
 import { unpackBlob } from '../store/blob-codec.ts';
 import type { Reading } from '@ws/reconcile';
 import { type DiskReader, diskReader } from '../disk/disk-port.ts';
 import { readPackedBlobs } from './blob-file.ts';
-import { HeapBound, itemLimitMs, PROGRESS_MS, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { HeapBound, itemLimitMs, PROGRESS_MS, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 declare const self: Worker;
 
 /** This Worker's heap, collected after a batch once past its bound (the caller may set it: `heapBytes`). */
 let bound: HeapBound | undefined;
 
-function prescan(id: number, job: PrescanJob): { verdicts: WorkerVerdict[]; moved: ArrayBuffer[]; slow: boolean } {
+function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVerdict[]; moved: ArrayBuffer[]; slow: boolean } {
   const now = () => performance.now();
   let told = now();
   let slow = false;
   const verdicts: WorkerVerdict[] = [];
   const moved: ArrayBuffer[] = [];
   const give = (bytes: Uint8Array, scan?: ScannedAhead) => {
-    verdicts.push(scan === undefined ? { bytes } : { bytes, scan });
-    for (const b of [bytes.buffer, ...(scan ? [scan.result.hits.buffer, scan.result.gaveUp.buffer, ...(scan.result.ends ? [scan.result.ends.buffer] : [])] : [])]) {
-      if (!moved.includes(b as ArrayBuffer)) moved.push(b as ArrayBuffer);
+    // A full page's search only counts: the scan goes back, the bytes stay (garbage here).
+    const counted = scan !== undefined && job.counting === true;
+    verdicts.push(counted ? { counted: { size: bytes.length, scan: scan.result } } : scan === undefined ? { bytes } : { bytes, scan });
+    if (!move) return;
+    for (const b of [...(counted ? [] : [bytes.buffer as ArrayBuffer]), ...(scan ? scanBuffers(scan.result) : [])]) {
+      if (!moved.includes(b)) moved.push(b);
     }
   };
   for (const item of job.items) {
@@ -56,8 +59,22 @@ function prescan(id: number, job: PrescanJob): { verdicts: WorkerVerdict[]; move
   return { verdicts, moved, slow };
 }
 
+/** The buffers of a scan, moved with it. */
+function scanBuffers(scan: MatchJobResult): ArrayBuffer[] {
+  const { hits, gaveUp, ends } = scan;
+  return [hits.buffer, gaveUp.buffer, ...(ends ? [ends.buffer] : [])] as ArrayBuffer[];
+}
+
 /** The mounts' readers this Worker has made, by spec. */
 const readers = new Map<string, DiskReader>();
+
+/**
+ * Buffers a batch of paths is read into, one a batch in hand ({@link READ_BATCH}'s bytes):
+ * a file no line of which can match leaves nothing behind to collect, and only the
+ * files that go back to the caller are copied out. Read into bytes of their own, every
+ * file of a 243 MB tree was garbage this Worker's collector had to catch up with.
+ */
+const arenas: Uint8Array[] = [];
 
 /** A batch of paths: read as the mount's disk reads them, then each file searched ahead. */
 async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<PrescanJob['read']> }): Promise<{ verdicts: WorkerReadVerdict[]; moved: ArrayBuffer[]; slow: boolean }> {
@@ -67,22 +84,45 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
     reader = diskReader(job.read.spec);
     readers.set(key, reader);
   }
-  const readings = await reader.readMany(job.read.paths, job.read.maxBytes);
-  // Read: the search's time starts now.
-  self.postMessage({ id, progress: 0 });
-  const k: number[] = [];
-  readings.forEach((r, i) => {
-    if (r.kind === 'file' && r.bytes !== null && r.bytes.length > 0) k.push(i);
-  });
-  const { verdicts: found, moved, slow } = prescan(id, { ...job, items: k.map((i) => ({ bytes: (readings[i] as { bytes: Uint8Array }).bytes })) });
-  const verdicts: WorkerReadVerdict[] = readings.map((reading) => ({ reading }));
-  k.forEach((i, n) => {
-    const v = found[n];
-    const reading = readings[i] as Reading & { kind: 'file'; bytes: Uint8Array };
-    if (v === 'none') verdicts[i] = { none: reading.meta.size };
-    else if (v !== null && v.scan !== undefined) verdicts[i] = { reading, scan: v.scan };
-  });
-  return { verdicts, moved, slow };
+  const arena = arenas.pop() ?? new Uint8Array(READ_BATCH.bytes);
+  try {
+    const readings = await reader.readMany(job.read.paths, job.read.maxBytes, arena);
+    // Read: the search's time starts now.
+    self.postMessage({ id, progress: 0 });
+    const k: number[] = [];
+    readings.forEach((r, i) => {
+      if (r.kind === 'file' && r.bytes !== null && r.bytes.length > 0) k.push(i);
+    });
+    const { verdicts: found, slow } = prescan(id, { ...job, items: k.map((i) => ({ bytes: (readings[i] as { bytes: Uint8Array }).bytes })) }, false);
+    const moved: ArrayBuffer[] = [];
+    // What goes back holds bytes of its own: the arena is this Worker's, for the next batch.
+    const own = (reading: Reading): Reading => {
+      if (reading.kind !== 'file' || reading.bytes === null || reading.bytes.buffer !== arena.buffer) return reading;
+      const bytes = reading.bytes.slice();
+      moved.push(bytes.buffer);
+      return { ...reading, bytes };
+    };
+    const verdicts: WorkerReadVerdict[] = readings.map((reading) => ({ reading }));
+    readings.forEach((reading, i) => {
+      if (reading.kind === 'file' && reading.bytes !== null && reading.bytes.length > 0) return;
+      verdicts[i] = { reading: own(reading) };
+    });
+    k.forEach((i, n) => {
+      const v = found[n];
+      const reading = readings[i] as Reading & { kind: 'file'; bytes: Uint8Array };
+      if (v === 'none') verdicts[i] = { none: reading.meta.size };
+      else if (v !== null && 'counted' in v) {
+        verdicts[i] = v;
+        moved.push(...scanBuffers(v.counted.scan));
+      } else if (v !== null && v.scan !== undefined) {
+        verdicts[i] = { reading: own(reading), scan: v.scan };
+        moved.push(...scanBuffers(v.scan.result));
+      } else verdicts[i] = { reading: own(reading) };
+    });
+    return { verdicts, moved, slow };
+  } finally {
+    arenas.push(arena);
+  }
 }
 
 /** A batch of blobs: read from the store's file here, each searched ahead; null for a hash the file lacks. */

@@ -109,7 +109,8 @@ async function readAhead(disk: HostDisk, config: MountConfig, files: readonly { 
   }
   return paths.map((rel, k) => {
     const v = answer.verdicts[k];
-    return 'none' in v ? { path: rel, noMatch: true as const, size: v.none } : offered(rel, v.reading);
+    if ('none' in v) return { path: rel, noMatch: true as const, size: v.none };
+    return 'counted' in v ? { path: rel, counted: v.counted } : offered(rel, v.reading);
   });
 }
 

@@ -10,7 +10,7 @@
  */
 import { showsFile } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
-import { ahead as aheadOf, batches, prescanJob } from '../../grep/prescan.ts';
+import { ahead as aheadOf, batches, type Counted, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
 import { type StoreMountContext, compare, scopeOf } from './context.ts';
 
@@ -100,6 +100,8 @@ interface ReadBatch {
   readonly blobs: Map<string, Uint8Array>;
   /** Files that no line of matches (a prescan said so), by hash. */
   readonly none: ReadonlySet<string>;
+  /** Files scanned ahead for a full page, their scans alone (`Counted`), by hash. */
+  readonly counted: ReadonlyMap<string, Counted['counted']>;
   readonly error?: unknown;
 }
 
@@ -124,11 +126,12 @@ function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => bool
  */
 async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: { query: SearchQuery; on: boolean; misses: number } | undefined): Promise<ReadBatch> {
   const none = new Set<string>();
+  const counted = new Map<string, Counted['counted']>();
   const wanted = wantedOf(items, ruledOut);
   try {
-    if (wanted.length === 0) return { items, blobs: new Map(), none };
+    if (wanted.length === 0) return { items, blobs: new Map(), none, counted };
     const { store, prescanner } = ctx;
-    if (ahead === undefined || !ahead.on || prescanner === undefined || store.getPackedBlobs === undefined) return { items, blobs: store.getBlobs(wanted), none };
+    if (ahead === undefined || !ahead.on || prescanner === undefined || store.getPackedBlobs === undefined) return { items, blobs: store.getBlobs(wanted), none, counted };
     const largest = items.reduce((n, item) => Math.max(n, item.source === 'workspace' ? Math.max(item.size, item.conflict?.size ?? 0) : 0), 0);
     const file = store.packedBlobFile?.();
     const blobs = new Map<string, Uint8Array>();
@@ -141,11 +144,12 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
       wanted.forEach((h, k) => {
         const v = answer?.verdicts[k] ?? null;
         if (v === 'none') none.add(h);
+        else if (v !== null && 'counted' in v) counted.set(h, v.counted);
         else if (v !== null) blobs.set(h, v);
         else left.push(h);
       });
       if (left.length > 0) for (const [h, bytes] of store.getBlobs(left)) blobs.set(h, bytes);
-      return { items, blobs, none };
+      return { items, blobs, none, counted };
     }
     const packed = store.getPackedBlobs(wanted);
     const hashes = [...packed.keys()];
@@ -161,15 +165,16 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
     hashes.forEach((h, k) => {
       const v = answer?.verdicts[k] ?? null;
       if (v === 'none') none.add(h);
+      else if (v !== null && 'counted' in v) counted.set(h, v.counted);
       else if (v !== null) blobs.set(h, v);
       else {
         const p = packed.get(h) as { codec: string; bytes: Uint8Array };
         blobs.set(h, unpackBlob(p.codec, p.bytes));
       }
     });
-    return { items, blobs, none };
+    return { items, blobs, none, counted };
   } catch (err) {
-    return { items, blobs: new Map(), none, error: err };
+    return { items, blobs: new Map(), none, counted, error: err };
   }
 }
 
@@ -204,14 +209,16 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
         if (ruledOut(item.hash) || batch.none.has(item.hash)) yield { path: item.path, noMatch: true, size: item.size };
         else {
           const bytes = batch.blobs.get(item.hash);
+          const counted = bytes === undefined ? batch.counted.get(item.hash) : undefined;
           if (bytes !== undefined) yield { path: item.path, bytes };
+          else if (counted !== undefined) yield { path: item.path, counted };
         }
         continue;
       }
       let found: SearchFile[];
       try {
         if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
-        found = await bytesOf(ctx, item, batch.blobs, (hash) => ruledOut(hash) || batch.none.has(hash));
+        found = await bytesOf(ctx, item, batch, (hash) => ruledOut(hash) || batch.none.has(hash));
       } catch (err) {
         // One file that can't be read is skipped with why; the search goes on.
         if (process.env.WS_DEBUG === '1') console.error(err);
@@ -223,7 +230,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   }
 }
 
-async function bytesOf(ctx: StoreMountContext, item: SearchItem, blobs: Map<string, Uint8Array>, ruledOut: (hash: string) => boolean): Promise<SearchFile[]> {
+async function bytesOf(ctx: StoreMountContext, item: SearchItem, { blobs, counted }: Pick<ReadBatch, 'blobs' | 'counted'>, ruledOut: (hash: string) => boolean): Promise<SearchFile[]> {
   if (item.source === 'skip') return [{ path: item.path, skipped: item.reason }];
   if (item.source === 'large') {
     const large = await ctx.searchLarge(item.path);
@@ -237,13 +244,17 @@ async function bytesOf(ctx: StoreMountContext, item: SearchItem, blobs: Map<stri
   if (ruledOut(item.hash)) out.push({ path: item.path, noMatch: true, size: item.size });
   else {
     const bytes = blobs.get(item.hash);
+    const scan = counted.get(item.hash);
     if (bytes !== undefined) out.push({ path: item.path, bytes });
+    else if (scan !== undefined) out.push({ path: item.path, counted: scan });
   }
   if (item.conflict) {
     if (ruledOut(item.conflict.hash)) out.push({ path: item.path, noMatch: true, size: item.conflict.size, version: 'conflicting-disk' });
     else {
       const other = blobs.get(item.conflict.hash);
+      const scan = counted.get(item.conflict.hash);
       if (other !== undefined) out.push({ path: item.path, bytes: other, version: 'conflicting-disk' });
+      else if (scan !== undefined) out.push({ path: item.path, counted: scan, version: 'conflicting-disk' });
     }
   }
   return out;
