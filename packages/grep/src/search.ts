@@ -348,13 +348,9 @@ function foundFile(
   };
   const { hits, ends } = scan;
   const endOf = (k: number) => (ends === undefined ? hits[k] : ends[k]);
+  // Its counts as a counted file has them; its lines shown.
   return {
-    path,
-    ...(version === undefined ? {} : { version }),
-    ...(scan.crlfEnds === undefined ? {} : { lineEndings: scan.crlfEnds }),
-    results: hits.length,
-    lines: scan.lines,
-    result: (k) => ({ line: hits[k], endLine: endOf(k) }),
+    ...countedFile(path, version, scan),
     shown(k) {
       const shownBefore = k === 0 ? 0 : Math.max(endOf(k - 1), Math.min(endOf(k - 1) + after, hits[k] - 1));
       const next = k + 1 < hits.length ? hits[k + 1] : lines().count + 1;
