@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { handleToolCall } from '@ws/tools';
+import { READ_BATCH } from '../src/grep/prescan.ts';
 import type { Host } from '../src/host.ts';
 import { openHost } from '../src/host.ts';
 import { tempDir } from './fixtures.ts';
@@ -122,6 +123,36 @@ describe('grep agrees with ripgrep on a tree with nested ignore files', () => {
         expect(Object.entries(counts).map(([p, n]) => `${p}:${n}`).sort()).toEqual(expected);
       });
     }
+  }
+
+  // Paged: past each page the files come counted (their scans without their bytes), and the totals must still be ripgrep's.
+  for (const c of CASES.filter((k) => k.ws.multiline === undefined).slice(0, 4)) {
+    test(`content, a page at a time: ${c.name}`, async () => {
+      const expected = rg(['-n', '--no-heading', '--with-filename', ...c.rg]).map((l) => l.split(':').slice(0, 2).join(':')).sort();
+      const got: string[] = [];
+      let offset = 0;
+      let pages = 0;
+      // Batches of a few files: most are sent once the page is full.
+      const saved = { ...READ_BATCH };
+      READ_BATCH.files = 4;
+      try {
+        for (;;) {
+          const r = await handleToolCall(host.workspace, { name: 'grep', input: { path: 'work', ...c.ws, offset }, resultMaxChars: 1500 });
+          if (!r.success) throw new Error(r.error);
+          const data = r.data as Record<string, unknown>;
+          expect(data.totalMatches).toBe(expected.length);
+          got.push(...linesOf(data));
+          pages++;
+          const next = /offset=(\d+)/.exec(String(data.note ?? ''));
+          if (next === null) break;
+          offset = Number(next[1]);
+        }
+      } finally {
+        Object.assign(READ_BATCH, saved);
+      }
+      expect(got.sort()).toEqual(expected);
+      if (c.name === 'a word') expect(pages).toBeGreaterThan(3);
+    });
   }
 
   test('the files passed over by the ignore files are named with their rule', async () => {
