@@ -66,7 +66,9 @@ export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
   if (coarseMs === null) {
     mtimeMs = st.mtimeSec * 1000 + st.mtimeNsec / 1e6;
     ctimeMs = st.ctimeSec * 1000 + st.ctimeNsec / 1e6;
-    base = `${st.ino}:${st.size}:${st.mtimeSec}.${st.mtimeNsec}:${st.ctimeSec}.${st.ctimeNsec}`;
+    // A file written and not touched since has one time for both: written out once.
+    const mtime = `${st.mtimeSec}.${st.mtimeNsec}`;
+    base = `${st.ino}:${st.size}:${mtime}:${st.ctimeSec === st.mtimeSec && st.ctimeNsec === st.mtimeNsec ? mtime : `${st.ctimeSec}.${st.ctimeNsec}`}`;
   } else {
     mtimeMs = coarseTime(st.mtimeSec, st.mtimeNsec, coarseMs);
     ctimeMs = coarseTime(st.ctimeSec, st.ctimeNsec, coarseMs);

@@ -93,9 +93,11 @@ export function walkRules(
   const inDirectory = (dir: string) => {
     const byOwnHere = test?.inDirectory(dir);
     const byFilesHere = byFiles?.inDirectory(dir);
+    const ownHere = own.mayHoldOwn(dir);
+    const atTop = dir === '';
     return (name: string, rel: string, isDir: boolean): PassedOverReason | undefined => {
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
-      if (own.own(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
+      if ((ownHere && own.own(rel)) || (isDir && atTop && name === WS_DIRECTORY)) return 'the ws store';
       const byOwn = byOwnHere?.(name, isDir);
       if (byOwn !== undefined) return `ignored by the mount\u2019s ignore: ${byOwn}`;
       const byFile = byFilesHere?.(name, rel, isDir);

@@ -107,9 +107,12 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
   const list = (dir: HeldDir, rel: string): boolean => {
     const prefix = rel === '' ? '' : `${rel}/`;
     // Sort keys: a "/" after each subdirectory's name makes the depth-first order the
-    // plain string order of whole paths.
+    // plain string order of whole paths. Each key's entry: its path (made once, told to
+    // `visit` as the rules were asked of it) and what it is.
     const keys: string[] = [];
-    const kinds = new Map<string, Found>();
+    const at = new Map<string, number>();
+    const paths: string[] = [];
+    const kinds: (Found & { kind: 'file' | 'directory' })[] = [];
     const entries = dir.entries();
     rules.listed?.(rel, { has: (name) => entries.some((d) => d.name === name) });
     const passOver = rules.inDirectory?.(rel) ?? ((_name: string, path: string, isDir: boolean) => rules.passOver(path, isDir));
@@ -147,7 +150,9 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       }
       const key = f.kind === 'directory' ? `${d.name}/` : d.name;
       keys.push(key);
-      kinds.set(key, f);
+      at.set(key, paths.length);
+      paths.push(childRel);
+      kinds.push(f);
     }
     keys.sort();
     for (const key of keys) {
@@ -156,8 +161,9 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
         return false;
       }
       seen++;
-      const f = kinds.get(key) as Found & { kind: 'file' | 'directory' };
-      const childRel = prefix + (f.kind === 'directory' ? key.slice(0, -1) : key);
+      const i = at.get(key) as number;
+      const f = kinds[i];
+      const childRel = paths[i];
       visit(childRel, f.kind, f.kind === 'file' ? f.info : null);
       if (f.kind === 'directory' && !options.shallow && !enter(f.viaLink ? null : dir, childRel)) return false;
     }
