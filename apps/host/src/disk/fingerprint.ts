@@ -9,6 +9,7 @@
  */
 import type { FileMeta } from '@ws/reconcile';
 import type { StatInfo } from './libc.ts';
+import { belowFtl } from './one-shot.ts';
 
 /** How a mount's file system keeps time. */
 export interface TimeKeeping {
@@ -83,6 +84,8 @@ export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
     fingerprint: racy ? `${base}~${Date.now().toString(36)}.${process.pid}${thread}.${++issued}` : base,
   };
 }
+
+belowFtl(fileMeta);
 
 /** Two fingerprints name the same file as it was then (racy suffixes aside): for point-of-effect checks. */
 export function sameFile(a: string, b: string): boolean {

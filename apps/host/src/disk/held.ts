@@ -22,6 +22,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { type DirEntry, type Libc, libc, O, type StatInfo } from './libc.ts';
+import { belowFtl } from './one-shot.ts';
 
 /** How a file is opened: to read (never blocking on a FIFO), or created anew to write. */
 export type OpenPurpose = 'read' | 'create';
@@ -213,6 +214,8 @@ function pathDir(abs: string): HeldDir {
     close() {},
   };
 }
+
+belowFtl(FdDir.prototype.lstat, FdDir.prototype.entries, FdDir.prototype.openDir);
 
 /** Fsyncs the directory at `abs`, so a rename in it survives power loss (where the file system allows). */
 export function syncDirectoryAt(abs: string): void {

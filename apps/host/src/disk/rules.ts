@@ -7,6 +7,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { mountRules } from './ignore-rules.ts';
 import { boundary, TEMP_PREFIX, WS_DIRECTORY } from './boundary.ts';
 import { ignoreFileRules } from './ignore-files.ts';
+import { belowFtl, belowFtlNow } from './one-shot.ts';
 
 /** Why a walk passed over a name. */
 export type PassedOverReason =
@@ -35,6 +36,8 @@ function isEditorFile(name: string): boolean {
     name === '4913'
   );
 }
+
+belowFtl(isEditorFile);
 
 /** Decides, for a mount-relative path, whether a walk looks at it. */
 export interface WalkRules {
@@ -95,7 +98,7 @@ export function walkRules(
     const byFilesHere = byFiles?.inDirectory(dir);
     const ownHere = own.mayHoldOwn(dir);
     const atTop = dir === '';
-    return (name: string, rel: string, isDir: boolean): PassedOverReason | undefined => {
+    return belowFtlNow((name: string, rel: string, isDir: boolean): PassedOverReason | undefined => {
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
       if ((ownHere && own.own(rel)) || (isDir && atTop && name === WS_DIRECTORY)) return 'the ws store';
       const byOwn = byOwnHere?.(name, isDir);
@@ -104,7 +107,7 @@ export function walkRules(
       if (byFile !== undefined) return byFile;
       if (!isDir && isEditorFile(name)) return 'editor swap or backup file';
       return undefined;
-    };
+    });
   };
   return {
     spec: { mountIgnore: [...mountIgnore], storeRel, ignoreFilesRoot },

@@ -11,6 +11,7 @@ import type { DirEntry, StatInfo } from './libc.ts';
 import { openDirectory, resolvePath } from './resolve.ts';
 import type { PassedOverReason, WalkRules } from './rules.ts';
 import { describeFsError } from './sentences.ts';
+import { belowFtl, belowFtlNow } from './one-shot.ts';
 
 /** What a walk passed over and could not read, filled in as it goes. */
 export interface WalkTally {
@@ -88,6 +89,8 @@ function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: DirEnt
   return found(dir.lstat(d.name), false);
 }
 
+belowFtl(found, classify);
+
 /**
  * Walks beneath `from`, telling `visit` of each entry in path order and counting what it
  * passes over into `tally`. Stale temporary files it meets are removed (see
@@ -104,7 +107,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     options.onPassOver?.(path, reason, directory);
   };
 
-  const list = (dir: HeldDir, rel: string): boolean => {
+  const list = belowFtlNow((dir: HeldDir, rel: string): boolean => {
     const prefix = rel === '' ? '' : `${rel}/`;
     // Sort keys: a "/" after each subdirectory's name makes the depth-first order the
     // plain string order of whole paths. Each key's entry: its path (made once, told to
@@ -168,7 +171,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       if (f.kind === 'directory' && !options.shallow && !enter(f.viaLink ? null : dir, childRel)) return false;
     }
     return true;
-  };
+  });
 
   /** Enters `rel`: from its held parent (never through a link there), or from the root where a link led to it. */
   const enter = (parent: HeldDir | null, rel: string): boolean => {
