@@ -62,7 +62,7 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
   });
   return {
     listed(dir, names) {
-      if (!byDir.has(dir) && !IGNORE_FILES.some((name) => names.has(name))) byDir.set(dir, null);
+      if (!byDir.has(dir) && !holdsIgnoreFile(names)) byDir.set(dir, null);
     },
     passOver(rel, isDir) {
       const cut = rel.lastIndexOf('/');
@@ -76,6 +76,12 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
   };
 }
 
+/** Whether a listing names an ignore file: a loop, not `Array.prototype.some` (a builtin every caller shares, which FTL compiled in a one-shot sync). */
+function holdsIgnoreFile(names: { has(name: string): boolean }): boolean {
+  for (const name of IGNORE_FILES) if (names.has(name)) return true;
+  return false;
+}
+
 /** From the deepest directory up: the first set of rules that decides, decides. */
 function decided(chain: readonly Link[], name: string, rel: string, isDir: boolean): `ignored by ${string}` | undefined {
   for (const { dir, rules, from } of chain) {
@@ -87,7 +93,7 @@ function decided(chain: readonly Link[], name: string, rel: string, isDir: boole
   return undefined;
 }
 
-belowFtl(decided);
+belowFtl(decided, holdsIgnoreFile);
 
 /** The rule that decided a path: the one that ignores it, null where one un-ignores it, undefined where none speaks. */
 type Verdict = { readonly pattern: string; readonly mark: string } | null | undefined;

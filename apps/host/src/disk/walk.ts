@@ -89,7 +89,13 @@ function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: DirEnt
   return found(dir.lstat(d.name), false);
 }
 
-belowFtl(found, classify);
+/** Whether a listing holds `name`: a loop of its own, not `Array.prototype.some` (a builtin every caller shares, which FTL compiled in a one-shot sync). */
+function holds(entries: readonly DirEntry[], name: string): boolean {
+  for (const d of entries) if (d.name === name) return true;
+  return false;
+}
+
+belowFtl(found, classify, holds);
 
 /**
  * Walks beneath `from`, telling `visit` of each entry in path order and counting what it
@@ -117,7 +123,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     const paths: string[] = [];
     const kinds: (Found & { kind: 'file' | 'directory' })[] = [];
     const entries = dir.entries();
-    rules.listed?.(rel, { has: (name) => entries.some((d) => d.name === name) });
+    rules.listed?.(rel, { has: (name) => holds(entries, name) });
     const passOver = rules.inDirectory?.(rel) ?? ((_name: string, path: string, isDir: boolean) => rules.passOver(path, isDir));
     for (const d of entries) {
       const childRel = prefix + d.name;
