@@ -10,6 +10,7 @@ import { handleToolCall, listingOf, tools } from '@ws/tools';
 import { ConfigError, type HostConfig, loadConfig, SAMPLE_CONFIG } from './config.ts';
 import { type Host, openHost } from './host.ts';
 import { collector } from './collector.ts';
+import { oneShotCommand } from './disk/one-shot.ts';
 import { printJson } from './pretty-json.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
@@ -150,9 +151,11 @@ function callInput(tool: string, arg: string | undefined): unknown {
 /**
  * Opens the host for one command. No watcher runs for it, so a mount that counts on one
  * (`watch = "always"`) settles the paths the command touches itself, as `on-tool-call`
- * does: a one-shot `ws status` never reports from a store nobody kept current.
+ * does: a one-shot `ws status` never reports from a store nobody kept current. Its walk's
+ * hot code stays below JavaScriptCore's top tier (see `disk/one-shot.ts`).
  */
 async function withHost<T>(config: HostConfig, run: (host: Host) => Promise<T>): Promise<T> {
+  oneShotCommand();
   const mounts = config.mounts.map((m) => (m.watch === 'always' ? { ...m, watch: 'on-tool-call' as const } : m));
   const host = await openHost({ ...config, mounts }, { watch: false });
   try {

@@ -21,6 +21,11 @@ export interface Boundary {
   own(rel: string): boolean;
   /** True where `mount.protect` keeps the path from being changed. */
   protects(rel: string): boolean;
+  /**
+   * False where no entry of directory `dir` is own but by its name's {@link TEMP_PREFIX}:
+   * a walk then asks {@link own} of none of them (it asks of every entry it lists).
+   */
+  mayHoldOwn(dir: string): boolean;
 }
 
 /**
@@ -39,6 +44,14 @@ export function boundary(storeRel: string | undefined, protect: readonly string[
       if (rel.slice(rel.lastIndexOf('/') + 1).startsWith(TEMP_PREFIX)) return true;
       if (storeFiles.has(rel)) return true;
       return ownDir !== undefined && (rel === ownDir || rel.startsWith(`${ownDir}/`));
+    },
+    mayHoldOwn(dir) {
+      if (storeRel === undefined) return false;
+      // The store's files lie in its directory; the directory made for them is an entry of its parent.
+      if (dir === (storeDir ?? '')) return true;
+      if (ownDir === undefined) return false;
+      const cut = ownDir.lastIndexOf('/');
+      return dir === (cut < 0 ? '' : ownDir.slice(0, cut)) || dir.startsWith(`${ownDir}/`);
     },
     protects(rel) {
       if (rules === undefined || rel === '') return false;

@@ -16,6 +16,7 @@ import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
 import type { WalkRules } from './rules.ts';
 import { describeFsError, diskWords } from './sentences.ts';
 import { newTally, sweepTree, visitTree } from './walk.ts';
+import { belowFtlNow } from './one-shot.ts';
 import { walkInParallel, walkWorkers } from './walk-parallel.ts';
 
 /** What a disk port needs to know about its mount. */
@@ -1060,10 +1061,10 @@ function walkDir(disk: Disk, dir: string, shallow: boolean, continuing = false):
       ...(fromDir === null ? {} : { fromDir }),
     },
     tally,
-    (path, kind, info) => {
+    belowFtlNow((path: string, kind: 'file' | 'directory', info: StatInfo | null) => {
       if (kind === 'directory') directories.push(path);
       else if (info !== null) files.push({ path, meta: metaOf(disk, info) });
-    },
+    }),
   );
   // A whole walk removed every leftover it met, as the deferred sweep would: the sweep is not needed.
   if (normal(dir) === '' && !shallow && tally.incomplete === undefined && tally.unreadable.length === 0) cancelSweep(disk);

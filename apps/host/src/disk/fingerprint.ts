@@ -9,6 +9,7 @@
  */
 import type { FileMeta } from '@ws/reconcile';
 import type { StatInfo } from './libc.ts';
+import { belowFtl } from './one-shot.ts';
 
 /** How a mount's file system keeps time. */
 export interface TimeKeeping {
@@ -66,7 +67,9 @@ export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
   if (coarseMs === null) {
     mtimeMs = st.mtimeSec * 1000 + st.mtimeNsec / 1e6;
     ctimeMs = st.ctimeSec * 1000 + st.ctimeNsec / 1e6;
-    base = `${st.ino}:${st.size}:${st.mtimeSec}.${st.mtimeNsec}:${st.ctimeSec}.${st.ctimeNsec}`;
+    // A file written and not touched since has one time for both: written out once.
+    const mtime = `${st.mtimeSec}.${st.mtimeNsec}`;
+    base = `${st.ino}:${st.size}:${mtime}:${st.ctimeSec === st.mtimeSec && st.ctimeNsec === st.mtimeNsec ? mtime : `${st.ctimeSec}.${st.ctimeNsec}`}`;
   } else {
     mtimeMs = coarseTime(st.mtimeSec, st.mtimeNsec, coarseMs);
     ctimeMs = coarseTime(st.ctimeSec, st.ctimeNsec, coarseMs);
@@ -81,6 +84,8 @@ export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
     fingerprint: racy ? `${base}~${Date.now().toString(36)}.${process.pid}${thread}.${++issued}` : base,
   };
 }
+
+belowFtl(fileMeta);
 
 /** Two fingerprints name the same file as it was then (racy suffixes aside): for point-of-effect checks. */
 export function sameFile(a: string, b: string): boolean {

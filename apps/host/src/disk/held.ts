@@ -22,6 +22,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { type DirEntry, type Libc, libc, O, type StatInfo } from './libc.ts';
+import { belowFtl } from './one-shot.ts';
 
 /** How a file is opened: to read (never blocking on a FIFO), or created anew to write. */
 export type OpenPurpose = 'read' | 'create';
@@ -108,32 +109,75 @@ function syncFd(fd: number): void {
 
 const DIR_FLAGS = O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC;
 
-function fdDir(c: Libc, fd: number): HeldDir {
-  let listed = false;
-  return {
-    lstat: (name) => c.lstatat(fd, name),
-    openFile(name, purpose, mode = 0o644) {
-      const flags = purpose === 'read' ? O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC : O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC;
-      return c.openat(fd, name, flags, mode);
-    },
-    openDir: (name) => fdDir(c, c.openat(fd, name, DIR_FLAGS)),
-    mkdir: (name) => c.mkdirat(fd, name, 0o777),
-    rename: (from, to) => c.renameat(fd, from, fd, to),
-    atomic: {
-      exchange: (a, b) => c.exchangeat(fd, a, fd, b),
-      renameNoReplace: (from, to) => c.renameNoReplaceAt(fd, from, fd, to),
-    },
-    unlink: (name) => c.unlinkat(fd, name, false),
-    readlink: (name) => c.readlinkat(fd, name),
-    // The descriptor itself is listed, never the path it was opened by.
-    entries: () => {
-      const entries = c.readDirectory(fd, listed);
-      listed = true;
-      return entries;
-    },
-    sync: () => syncFd(fd),
-    close: () => c.close(fd),
-  };
+/**
+ * A directory held by descriptor, its calls on the prototype: a walk holds one per
+ * directory it lists (8,500 in a large tree), so none carries a closure per call. It
+ * swaps and renames atomically itself (`atomic` is the directory).
+ */
+class FdDir implements HeldDir {
+  /** Listed since it was opened: the next listing seeks to its start first. */
+  private listed = false;
+
+  constructor(
+    private readonly c: Libc,
+    private readonly fd: number,
+  ) {}
+
+  get atomic(): this {
+    return this;
+  }
+
+  lstat(name: string): StatInfo | null {
+    return this.c.lstatat(this.fd, name);
+  }
+
+  openFile(name: string, purpose: OpenPurpose, mode = 0o644): number {
+    const flags = purpose === 'read' ? O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC : O.WRONLY | O.CREAT | O.EXCL | O.NOFOLLOW | O.CLOEXEC;
+    return this.c.openat(this.fd, name, flags, mode);
+  }
+
+  openDir(name: string): HeldDir {
+    return new FdDir(this.c, this.c.openat(this.fd, name, DIR_FLAGS));
+  }
+
+  mkdir(name: string): void {
+    this.c.mkdirat(this.fd, name, 0o777);
+  }
+
+  rename(from: string, to: string): void {
+    this.c.renameat(this.fd, from, this.fd, to);
+  }
+
+  exchange(a: string, b: string): void {
+    this.c.exchangeat(this.fd, a, this.fd, b);
+  }
+
+  renameNoReplace(from: string, to: string): void {
+    this.c.renameNoReplaceAt(this.fd, from, this.fd, to);
+  }
+
+  unlink(name: string): void {
+    this.c.unlinkat(this.fd, name, false);
+  }
+
+  readlink(name: string): string {
+    return this.c.readlinkat(this.fd, name);
+  }
+
+  // The descriptor itself is listed, never the path it was opened by.
+  entries(): DirEntry[] {
+    const entries = this.c.readDirectory(this.fd, this.listed);
+    this.listed = true;
+    return entries;
+  }
+
+  sync(): void {
+    syncFd(this.fd);
+  }
+
+  close(): void {
+    this.c.close(this.fd);
+  }
 }
 
 function pathDir(abs: string): HeldDir {
@@ -171,6 +215,8 @@ function pathDir(abs: string): HeldDir {
   };
 }
 
+belowFtl(FdDir.prototype.lstat, FdDir.prototype.entries, FdDir.prototype.openDir);
+
 /** Fsyncs the directory at `abs`, so a rename in it survives power loss (where the file system allows). */
 export function syncDirectoryAt(abs: string): void {
   let fd: number | undefined;
@@ -192,7 +238,7 @@ export const holdsByDescriptor = byDescriptor !== null;
 
 /** Opens the mount root (an absolute, real path) as a held directory. */
 export function openRoot(root: string): HeldDir {
-  if (byDescriptor) return fdDir(byDescriptor, byDescriptor.openat(-1, root, O.RDONLY | O.DIRECTORY | O.CLOEXEC));
+  if (byDescriptor) return new FdDir(byDescriptor, byDescriptor.openat(-1, root, O.RDONLY | O.DIRECTORY | O.CLOEXEC));
   const st = lstatSync(root);
   if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: "${root}"`), { code: 'ENOTDIR' });
   return pathDir(root);

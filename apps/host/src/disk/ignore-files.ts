@@ -9,6 +9,7 @@
  */
 import type { Ignore } from 'ignore';
 import { ignore } from './ignore-rules.ts';
+import { belowFtl, belowFtlNow } from './one-shot.ts';
 
 /** The ignore files a directory may hold, in the order their rules apply (later wins). */
 export const IGNORE_FILES = ['.gitignore', '.ignore'] as const;
@@ -48,7 +49,7 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
   };
   /** The directories at and above `dir` that hold rules, deepest first, each with where its part of a path starts: found once per directory. */
   const chains = new Map<string, readonly Link[]>();
-  const chainOf = (dir: string): readonly Link[] => {
+  const chainOf = belowFtlNow((dir: string): readonly Link[] => {
     let chain = chains.get(dir);
     if (chain !== undefined) return chain;
     const cut = dir.lastIndexOf('/');
@@ -58,10 +59,10 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
     if (chains.size >= 100_000) chains.clear();
     chains.set(dir, chain);
     return chain;
-  };
+  });
   return {
     listed(dir, names) {
-      if (!byDir.has(dir) && !IGNORE_FILES.some((name) => names.has(name))) byDir.set(dir, null);
+      if (!byDir.has(dir) && !holdsIgnoreFile(names)) byDir.set(dir, null);
     },
     passOver(rel, isDir) {
       const cut = rel.lastIndexOf('/');
@@ -75,6 +76,12 @@ export function ignoreFileRules(readText: (rel: string) => string | undefined): 
   };
 }
 
+/** Whether a listing names an ignore file: a loop, not `Array.prototype.some` (a builtin every caller shares, which FTL compiled in a one-shot sync). */
+function holdsIgnoreFile(names: { has(name: string): boolean }): boolean {
+  for (const name of IGNORE_FILES) if (names.has(name)) return true;
+  return false;
+}
+
 /** From the deepest directory up: the first set of rules that decides, decides. */
 function decided(chain: readonly Link[], name: string, rel: string, isDir: boolean): `ignored by ${string}` | undefined {
   for (const { dir, rules, from } of chain) {
@@ -85,6 +92,8 @@ function decided(chain: readonly Link[], name: string, rel: string, isDir: boole
   }
   return undefined;
 }
+
+belowFtl(decided, holdsIgnoreFile);
 
 /** The rule that decided a path: the one that ignores it, null where one un-ignores it, undefined where none speaks. */
 type Verdict = { readonly pattern: string; readonly mark: string } | null | undefined;
@@ -124,10 +133,10 @@ function byName(lines: readonly { pattern: string; mark: string }[]): DirRules |
   }
   return {
     kind: 'names',
-    test(name, isDir) {
+    test: belowFtlNow((name: string, isDir: boolean): Verdict => {
       for (const r of rules) if ((isDir || !r.dirOnly) && r.re.test(name)) return r;
       return undefined;
-    },
+    }),
   };
 }
 

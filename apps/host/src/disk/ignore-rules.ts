@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type makeIgnore from 'ignore';
 import type { Ignore, Options } from 'ignore';
+import { belowFtlNow } from './one-shot.ts';
 
 let factory: typeof makeIgnore | undefined;
 
@@ -49,7 +50,7 @@ export function mountRules(patterns: readonly string[]): MountTest | undefined {
     ).reverse();
     // The defaults name directories only: a file's own name is then never asked about.
     const anyForFiles = rules.some((r) => !r.dirOnly);
-    const matching = (segment: string, asDir: boolean): string | null => {
+    const matching = belowFtlNow((segment: string, asDir: boolean): string | null => {
       if (!asDir && !anyForFiles) return null;
       const name = asciiLower(segment);
       for (const r of rules) {
@@ -57,10 +58,10 @@ export function mountRules(patterns: readonly string[]): MountTest | undefined {
         if (r.name !== null ? name === r.name : r.ending !== null && name.endsWith(r.ending)) return r.pattern;
       }
       return null;
-    };
+    });
     // A directory's verdict (its own name or an ancestor's), found once for all it holds.
     const byDir = new Map<string, string | null>();
-    const dirRule = (dir: string): string | null => {
+    const dirRule = belowFtlNow((dir: string): string | null => {
       let verdict = byDir.get(dir);
       if (verdict !== undefined) return verdict;
       const cut = dir.lastIndexOf('/');
@@ -68,7 +69,7 @@ export function mountRules(patterns: readonly string[]): MountTest | undefined {
       if (byDir.size >= 100_000) byDir.clear();
       byDir.set(dir, verdict);
       return verdict;
-    };
+    });
     const byHand = (rel: string, isDir: boolean) => {
       const cut = rel.lastIndexOf('/');
       return (cut < 0 ? null : dirRule(rel.slice(0, cut))) ?? matching(rel.slice(cut + 1), isDir) ?? undefined;

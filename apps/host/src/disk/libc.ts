@@ -7,6 +7,7 @@
  * {@link libc} is null and the disk works through path checks (see the host README).
  */
 import { dlopen, FFIType, ptr, read } from 'bun:ffi';
+import { belowFtl } from './one-shot.ts';
 
 /** A stat as the disk uses it: the file's type, identity, and times as whole seconds and nanoseconds. */
 export interface StatInfo {
@@ -239,7 +240,7 @@ function bind(): Libc | null {
   const link = new Uint8Array(4097);
   const linkPtr = ptr(link);
   const decoder = new TextDecoder();
-  return {
+  const bound: Libc = {
     openat(dirfd, name, flags, mode = 0) {
       const fd = c.openat(dir(dirfd), cname(name), flags, mode);
       if (fd < 0) throw sysError(errno(), 'open', name);
@@ -290,6 +291,9 @@ function bind(): Libc | null {
       return errno() === 11 ? 'writers' : 'unavailable'; // EAGAIN: open for writing elsewhere
     },
   };
+  // What a walk calls for every entry.
+  belowFtl(u64, info, cname, readDirectory, bound.lstatat, bound.openat, bound.close);
+  return bound;
 }
 
 /** The bound calls, or null where the disk falls back to path checks. */

@@ -7,6 +7,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { mountRules } from './ignore-rules.ts';
 import { boundary, TEMP_PREFIX, WS_DIRECTORY } from './boundary.ts';
 import { ignoreFileRules } from './ignore-files.ts';
+import { belowFtl, belowFtlNow } from './one-shot.ts';
 
 /** Why a walk passed over a name. */
 export type PassedOverReason =
@@ -35,6 +36,8 @@ function isEditorFile(name: string): boolean {
     name === '4913'
   );
 }
+
+belowFtl(isEditorFile);
 
 /** Decides, for a mount-relative path, whether a walk looks at it. */
 export interface WalkRules {
@@ -93,16 +96,18 @@ export function walkRules(
   const inDirectory = (dir: string) => {
     const byOwnHere = test?.inDirectory(dir);
     const byFilesHere = byFiles?.inDirectory(dir);
-    return (name: string, rel: string, isDir: boolean): PassedOverReason | undefined => {
+    const ownHere = own.mayHoldOwn(dir);
+    const atTop = dir === '';
+    return belowFtlNow((name: string, rel: string, isDir: boolean): PassedOverReason | undefined => {
       if (name.startsWith(TEMP_PREFIX)) return 'ws temporary file';
-      if (own.own(rel) || (isDir && rel === WS_DIRECTORY)) return 'the ws store';
+      if ((ownHere && own.own(rel)) || (isDir && atTop && name === WS_DIRECTORY)) return 'the ws store';
       const byOwn = byOwnHere?.(name, isDir);
       if (byOwn !== undefined) return `ignored by the mount\u2019s ignore: ${byOwn}`;
       const byFile = byFilesHere?.(name, rel, isDir);
       if (byFile !== undefined) return byFile;
       if (!isDir && isEditorFile(name)) return 'editor swap or backup file';
       return undefined;
-    };
+    });
   };
   return {
     spec: { mountIgnore: [...mountIgnore], storeRel, ignoreFilesRoot },

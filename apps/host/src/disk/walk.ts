@@ -11,6 +11,7 @@ import type { DirEntry, StatInfo } from './libc.ts';
 import { openDirectory, resolvePath } from './resolve.ts';
 import type { PassedOverReason, WalkRules } from './rules.ts';
 import { describeFsError } from './sentences.ts';
+import { belowFtl, belowFtlNow } from './one-shot.ts';
 
 /** What a walk passed over and could not read, filled in as it goes. */
 export interface WalkTally {
@@ -88,6 +89,14 @@ function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: DirEnt
   return found(dir.lstat(d.name), false);
 }
 
+/** Whether a listing holds `name`: a loop of its own, not `Array.prototype.some` (a builtin every caller shares, which FTL compiled in a one-shot sync). */
+function holds(entries: readonly DirEntry[], name: string): boolean {
+  for (const d of entries) if (d.name === name) return true;
+  return false;
+}
+
+belowFtl(found, classify, holds);
+
 /**
  * Walks beneath `from`, telling `visit` of each entry in path order and counting what it
  * passes over into `tally`. Stale temporary files it meets are removed (see
@@ -104,14 +113,17 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     options.onPassOver?.(path, reason, directory);
   };
 
-  const list = (dir: HeldDir, rel: string): boolean => {
+  const list = belowFtlNow((dir: HeldDir, rel: string): boolean => {
     const prefix = rel === '' ? '' : `${rel}/`;
     // Sort keys: a "/" after each subdirectory's name makes the depth-first order the
-    // plain string order of whole paths.
+    // plain string order of whole paths. Each key's entry: its path (made once, told to
+    // `visit` as the rules were asked of it) and what it is.
     const keys: string[] = [];
-    const kinds = new Map<string, Found>();
+    const at = new Map<string, number>();
+    const paths: string[] = [];
+    const kinds: (Found & { kind: 'file' | 'directory' })[] = [];
     const entries = dir.entries();
-    rules.listed?.(rel, { has: (name) => entries.some((d) => d.name === name) });
+    rules.listed?.(rel, { has: (name) => holds(entries, name) });
     const passOver = rules.inDirectory?.(rel) ?? ((_name: string, path: string, isDir: boolean) => rules.passOver(path, isDir));
     for (const d of entries) {
       const childRel = prefix + d.name;
@@ -147,7 +159,9 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       }
       const key = f.kind === 'directory' ? `${d.name}/` : d.name;
       keys.push(key);
-      kinds.set(key, f);
+      at.set(key, paths.length);
+      paths.push(childRel);
+      kinds.push(f);
     }
     keys.sort();
     for (const key of keys) {
@@ -156,13 +170,14 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
         return false;
       }
       seen++;
-      const f = kinds.get(key) as Found & { kind: 'file' | 'directory' };
-      const childRel = prefix + (f.kind === 'directory' ? key.slice(0, -1) : key);
+      const i = at.get(key) as number;
+      const f = kinds[i];
+      const childRel = paths[i];
       visit(childRel, f.kind, f.kind === 'file' ? f.info : null);
       if (f.kind === 'directory' && !options.shallow && !enter(f.viaLink ? null : dir, childRel)) return false;
     }
     return true;
-  };
+  });
 
   /** Enters `rel`: from its held parent (never through a link there), or from the root where a link led to it. */
   const enter = (parent: HeldDir | null, rel: string): boolean => {
