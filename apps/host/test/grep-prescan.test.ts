@@ -81,6 +81,7 @@ function failing(real: Prescanner, every: number): Prescanner {
     run: async (job) => halved(fail(await real.run(job))),
     blobs: async (job) => halved(fail(await real.blobs(job))),
     read: async (job) => fail(await real.read(job)),
+    release: () => real.release(),
   };
 }
 
@@ -186,11 +187,59 @@ describe('a store-backed search whose Workers fail now and then', () => {
       run: async (job) => (++calls <= fails ? undefined : workers.prescanner.run(job)),
       read: (job) => workers.prescanner.read(job),
       blobs: async (job) => (++calls <= fails ? undefined : workers.prescanner.blobs(job)),
+      release: () => workers.prescanner.release(),
     };
     const mount = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: flaky });
     const got = await answer({ ...bare(mount), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input);
     return { got, calls };
   }
+
+  /** A store mount of `many` whose Workers are `workers`, noting after each batch of blobs whether a Worker kept the store's file open. */
+  function keeping(): { mount: Mount; keptAfterBatch: boolean[] } {
+    const sm = many.workspace.mounts[0];
+    const store = many.store;
+    if (store === undefined) throw new Error('no store');
+    const keptAfterBatch: boolean[] = [];
+    const spy: Prescanner = {
+      ...workers.prescanner,
+      parallel: 1,
+      run: (job) => workers.prescanner.run(job),
+      read: (job) => workers.prescanner.read(job),
+      blobs: async (job) => {
+        const got = await workers.prescanner.blobs(job);
+        keptAfterBatch.push((await workers.keepConnections()).some((k) => k !== null));
+        return got;
+      },
+      release: () => workers.prescanner.release(),
+    };
+    const mount = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: spy });
+    return { mount, keptAfterBatch };
+  }
+
+  test("the Workers keep the store's file open from batch to batch and let it go when the search ends: run to the end, or stopped after its first file", async () => {
+    const readsFile = many.store?.packedBlobFile?.() !== undefined;
+    const whole = keeping();
+    const expected = await answer(many.workspace, { pattern: 'file \\d+$', output: 'count' });
+    expect(await answer({ ...bare(whole.mount), grep: { runner: workers.runner, timeoutMs: 10_000 } }, { pattern: 'file \\d+$', output: 'count' })).toEqual(expected);
+    if (!readsFile) {
+      // PostgreSQL's blobs are sent to the Workers: no file is opened there.
+      expect(whole.keptAfterBatch).toEqual([]);
+      return;
+    }
+    expect(whole.keptAfterBatch.length).toBeGreaterThan(5);
+    expect(whole.keptAfterBatch.every((k) => k)).toBe(true);
+    expect((await workers.keepConnections()).every((k) => k === null)).toBe(true);
+    // A search its caller stops (a page that needs no more, a call that ends) lets go too.
+    const stopped = keeping();
+    let seen = 0;
+    for await (const file of stopped.mount.searchFiles('', { pattern: 'file \\d+$', caseInsensitive: false, fixedStrings: false, multiline: false })) {
+      if ('bytes' in file || 'counted' in file) seen++;
+      if (seen > 0) break;
+    }
+    expect(seen).toBe(1);
+    expect(stopped.keptAfterBatch.length).toBeGreaterThan(0);
+    expect((await workers.keepConnections()).every((k) => k === null)).toBe(true);
+  });
 
   const input = { pattern: 'file \\d+$', output: 'count' };
   for (const fails of [1, 2, 3, 5]) {

@@ -69,10 +69,65 @@ test("a batch of blobs is read in the Worker from the store's file: each hash an
     expect(shown).toEqual([texts[0], null, 'none', null, 'none', texts[3]]);
     // The scan made there answers the search's job for those very bytes.
     const bytes = answer?.verdicts[5] as Uint8Array;
+    // Unpacked into the Worker's one buffer, it came back as bytes of its own.
+    expect(bytes.buffer.byteLength).toBe(bytes.length);
     const r = await workers.runner({ pattern: 'x', options, bytes, lineEnds: false, timeLimitMs: 5000 });
     expect([...r.hits]).toEqual([2]);
     expect(await workers.prescanner.blobs(job(join(dir, 'no-such-store.sqlite')))).toBeUndefined();
   } finally {
     store.close();
   }
+});
+
+test("a Worker keeps the store's file open from one batch of blobs to the next: it sees blobs committed since, and lets the file go when told, after a failed read, and when idle", async () => {
+  const { openStore } = await import('../src/store/open-store.ts');
+  const { IDLE_MS } = await import('../src/grep/blob-file.ts');
+  const { Database } = await import('bun:sqlite');
+  const { tempDir } = await import('./fixtures.ts');
+  const { join } = await import('node:path');
+  const dir = tempDir('ws-blob-keep-');
+  const store = await openStore(join(dir, 'store.sqlite'));
+  const hash = (t: string) => new Bun.CryptoHasher('sha256').update(t).digest('hex');
+  const job = (file: string, texts: string[]) => ({ pattern: 'x', options, items: [], itemMs: 5000, stallMs: 5000, blobs: { file, hashes: texts.map(hash) } });
+  const shown = (a: Awaited<ReturnType<typeof workers.prescanner.blobs>>) => a?.verdicts.map((v) => (v === null || v === 'none' || 'counted' in v ? v : new TextDecoder().decode(v)));
+  const kept = async () => (await workers.keepConnections()).some((k) => k !== null);
+  try {
+    const file = store.packedBlobFile() as string;
+    store.putBlob(hash('a x\n'), enc.encode('a x\n'));
+    store.barrier();
+    expect(shown(await workers.prescanner.blobs(job(file, ['a x\n'])))).toEqual(['a x\n']);
+    expect(await kept()).toBe(true);
+    // A one-shot's pool reads the file as usual; a long-running host's maps it.
+    expect((await workers.keepConnections()).filter((k) => k !== null)).toEqual([0]);
+    const serving = grepWorkers({ longRunning: true });
+    try {
+      expect(shown(await serving.prescanner.blobs(job(file, ['a x\n'])))).toEqual(['a x\n']);
+      expect((await serving.keepConnections()).filter((k) => k !== null)).toEqual([256 << 20]);
+      await serving.prescanner.release();
+    } finally {
+      serving.close();
+    }
+    // Committed after the kept connection first read: the next batch sees it.
+    const later = `${'b x\n'.repeat(2000)}`;
+    store.putBlob(hash(later), enc.encode(later));
+    store.barrier();
+    expect(shown(await workers.prescanner.blobs(job(file, [later, 'a x\n'])))).toEqual([later, 'a x\n']);
+    await workers.prescanner.release();
+    expect(await kept()).toBe(false);
+    // A file that is SQLite but holds no blobs: the batch fails, and nothing is kept.
+    const other = join(dir, 'other.sqlite');
+    new Database(other).close();
+    expect(await workers.prescanner.blobs(job(other, ['a x\n']))).toBeUndefined();
+    expect(await kept()).toBe(false);
+    // Read and never told: let go after IDLE_MS.
+    expect(shown(await workers.prescanner.blobs(job(file, ['a x\n'])))).toEqual(['a x\n']);
+    expect(await kept()).toBe(true);
+    await Bun.sleep(IDLE_MS + 500);
+    expect(await kept()).toBe(false);
+  } finally {
+    store.close();
+  }
+  // Nothing was left open: the store closed last, and its WAL files went with it.
+  const { existsSync } = await import('node:fs');
+  expect(existsSync(join(dir, 'store.sqlite-wal'))).toBe(false);
 });

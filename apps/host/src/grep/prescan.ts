@@ -68,6 +68,8 @@ export interface Prescanner {
   read(job: PrescanJob): Promise<PrescanAnswer<ReadVerdict>>;
   /** One batch of blobs, read from the store's file in the Worker: a verdict per hash of `job.blobs` (null: not found there, or not looked at). */
   blobs(job: PrescanJob): Promise<PrescanAnswer<PrescanVerdict>>;
+  /** The search that sent `blobs` batches ended: the Workers let the store's file go (they keep it open from one batch to the next). */
+  release(): Promise<void>;
   /** How many batches are worth having in flight at once (the cores). */
   readonly parallel: number;
 }

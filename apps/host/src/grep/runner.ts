@@ -39,7 +39,10 @@ export function prescanParallel(cores: number, longRunning = false): number {
   return Math.min(MAX_WORKERS, cores);
 }
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number; released?: true; keeps?: number | null };
+
+/** How long a search waits for its Workers to say they let the store's file go. */
+const RELEASE_MS = 100;
 
 /** A pattern with its options, as one string. */
 const jobKey = (pattern: string, o: PatternOptions) => `${o.caseInsensitive ? 'i' : ''}${o.fixedStrings ? 'F' : ''}${o.multiline ? 'U' : ''}\0${pattern}`;
@@ -60,6 +63,8 @@ export interface GrepWorkers {
   size(): number;
   /** How many heap collections the bounds made, on the caller's thread and in the Workers (for tests; ask while no job runs). */
   collections(): Promise<{ caller: number; workers: number }>;
+  /** For each Worker, null where it keeps no connection to the store's file, else how many bytes of it that connection maps (`blob-file.ts`; for tests). */
+  keepConnections(): Promise<(number | null)[]>;
 }
 
 /** How tightly the pool bounds heaps ({@link HeapBound}); tests make them tiny. */
@@ -125,7 +130,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     const worker = new Worker(workerUrl(WORKER, import.meta.url).href);
     // A Worker waiting for work does not keep the process alive.
     (worker as Worker & { unref?: () => void }).unref?.();
-    worker.postMessage({ id: -1, heapBytes: workerHeapBytes });
+    // A long-running host's Workers map the store's file they read (`blob-file.ts`).
+    worker.postMessage({ id: -1, heapBytes: workerHeapBytes, mapStore: longRunning });
     const slot = { worker, busy: false };
     slots.push(slot);
     return slot;
@@ -168,6 +174,23 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     if (next) next();
     else batchesRunning--;
   };
+
+  /** One question to a Worker, and its answer (undefined: none within `waitMs`). */
+  const ask = (slot: Slot, question: object, waitMs = Number.POSITIVE_INFINITY): Promise<Reply | undefined> =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      const done = (reply: Reply | undefined) => {
+        clearTimeout(timer);
+        slot.worker.removeEventListener('message', onMessage);
+        resolve(reply);
+      };
+      const onMessage = (event: MessageEvent<Reply>) => {
+        if (event.data.id === id) done(event.data);
+      };
+      const timer = Number.isFinite(waitMs) ? setTimeout(() => done(undefined), waitMs) : undefined;
+      slot.worker.addEventListener('message', onMessage);
+      slot.worker.postMessage({ id, ...question });
+    });
 
   const runner: MatchRunner = async (job: MatchJob) => {
     if (closed) throw new Error('the grep Workers were closed');
@@ -285,6 +308,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     async blobs(job) {
       return bytesBack(job, await batch<WorkerVerdict>(job, []));
     },
+    async release() {
+      // Asked of every Worker, busy or not: each answers once its batch in hand is done.
+      await Promise.all(slots.map((slot) => ask(slot, { release: true }, RELEASE_MS)));
+    },
     async read(job) {
       const answer = await batch<WorkerReadVerdict>(job, []);
       if (answer === undefined) return undefined;
@@ -309,22 +336,11 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     prescanner,
     size: () => slots.length,
     async collections() {
-      const counts = await Promise.all(
-        slots.map(
-          (slot) =>
-            new Promise<number>((resolve) => {
-              const id = nextId++;
-              const onMessage = (event: MessageEvent<Reply>) => {
-                if (event.data.id !== id) return;
-                slot.worker.removeEventListener('message', onMessage);
-                resolve(event.data.collections ?? 0);
-              };
-              slot.worker.addEventListener('message', onMessage);
-              slot.worker.postMessage({ id, collections: true });
-            }),
-        ),
-      );
-      return { caller: callerBound.collections, workers: counts.reduce((a, b) => a + b, 0) };
+      const counts = await Promise.all(slots.map((slot) => ask(slot, { collections: true })));
+      return { caller: callerBound.collections, workers: counts.reduce((a, b) => a + (b?.collections ?? 0), 0) };
+    },
+    async keepConnections() {
+      return (await Promise.all(slots.map((slot) => ask(slot, { keeps: true })))).map((r) => r?.keeps ?? null);
     },
     close() {
       closed = true;

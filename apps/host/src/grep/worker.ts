@@ -11,13 +11,16 @@
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import { type MatchJob, type MatchJobResult, runMatchJob, scanAhead } from '@ws/grep';
-import { unpackBlob } from '../store/blob-codec.ts';
+import { UnpackArena } from '../store/unpack-arena.ts';
 import type { Reading } from '@ws/reconcile';
 import { type DiskReader, diskReader } from '../disk/disk-port.ts';
-import { readPackedBlobs } from './blob-file.ts';
+import { keptConnection, mapStoreFile, readPackedBlobs, releasePackedBlobs } from './blob-file.ts';
 import { HeapBound, itemLimitMs, PROGRESS_MS, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 declare const self: Worker;
+
+/** Where this Worker unpacks the store's blobs: most are searched and dropped, so one buffer serves them all. */
+const unpacking = new UnpackArena();
 
 /** This Worker's heap, collected after a batch once past its bound (the caller may set it: `heapBytes`). */
 let bound: HeapBound | undefined;
@@ -28,9 +31,11 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
   let slow = false;
   const verdicts: WorkerVerdict[] = [];
   const moved: ArrayBuffer[] = [];
-  const give = (bytes: Uint8Array, scan?: ScannedAhead) => {
+  const give = (unpacked: Uint8Array, scan?: ScannedAhead) => {
     // A full page's search only counts: the scan goes back, the bytes stay (garbage here).
     const counted = scan !== undefined && job.counting === true;
+    // Bytes that go back are their own, not a view of the buffer the next blob is unpacked into.
+    const bytes = !counted && unpacking.holds(unpacked) ? unpacked.slice() : unpacked;
     verdicts.push(counted ? { counted: { size: bytes.length, scan: scan.result } } : scan === undefined ? { bytes } : { bytes, scan });
     if (!move) return;
     for (const b of [...(counted ? [] : [bytes.buffer as ArrayBuffer]), ...(scan ? scanBuffers(scan.result) : [])]) {
@@ -49,7 +54,7 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
       self.postMessage({ id, progress: 0 });
       told = started;
     }
-    const bytes = 'bytes' in item ? item.bytes : unpackBlob(item.codec, item.packed);
+    const bytes = 'bytes' in item ? item.bytes : unpacking.unpack(item.codec, item.packed);
     const limit = itemLimitMs(job.itemMs, bytes.length);
     const ahead = scanAhead(job.pattern, job.options, bytes, limit, now);
     if (ahead.kind === 'none') verdicts.push('none');
@@ -147,8 +152,19 @@ function readBlobsAndPrescan(id: number, job: PrescanJob & { blobs: NonNullable<
   return { verdicts, moved, slow };
 }
 
-self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob; heapBytes?: number; collections?: true }>) => {
+self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob; heapBytes?: number; mapStore?: boolean; collections?: true; release?: true; keeps?: true }>) => {
   const { id, job, heapBytes } = event.data;
+  if (event.data.mapStore !== undefined) mapStoreFile(event.data.mapStore);
+  if (event.data.release) {
+    // A search ended: the store's file it read is let go (`blob-file.ts`).
+    releasePackedBlobs();
+    self.postMessage({ id, released: true });
+    return;
+  }
+  if (event.data.keeps) {
+    self.postMessage({ id, keeps: keptConnection() });
+    return;
+  }
   if (heapBytes !== undefined) {
     bound = new HeapBound(heapBytes, heapSize, fullGC);
     return;

@@ -94,6 +94,14 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
  */
 const AHEAD_MISSES = 3;
 
+/** How a search reads ahead: in Workers while `on`, how many batches failed there, and whether they read the store's file (which they are told to let go at the end). */
+interface Ahead {
+  readonly query: SearchQuery;
+  on: boolean;
+  misses: number;
+  readFile: boolean;
+}
+
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
 interface ReadBatch {
   readonly items: readonly SearchItem[];
@@ -124,7 +132,7 @@ function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => bool
  * and unpacked there) — so only files that may match come back. A blob a Worker did not
  * look at is read here.
  */
-async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: { query: SearchQuery; on: boolean; misses: number } | undefined): Promise<ReadBatch> {
+async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: Ahead | undefined): Promise<ReadBatch> {
   const none = new Set<string>();
   const counted = new Map<string, Counted['counted']>();
   const wanted = wantedOf(items, ruledOut);
@@ -136,6 +144,7 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
     const file = store.packedBlobFile?.();
     const blobs = new Map<string, Uint8Array>();
     if (file !== undefined) {
+      ahead.readFile = true;
       const answer = await prescanner.blobs(prescanJob(ahead.query, [], largest, undefined, { file, hashes: wanted }));
       // The Worker could not read the file (or failed, or was ended): this batch is read
       // here, and after a few such batches the rest of the search too.
@@ -200,33 +209,38 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   const unindexed = lookup?.unindexed;
   const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
   const sizeOf = (item: SearchItem) => (item.source === 'workspace' && !ruledOut(item.hash) ? item.size + (item.conflict?.size ?? 0) : 0);
-  const ahead = query === undefined ? undefined : { query, on: true, misses: 0 };
+  const ahead: Ahead | undefined = query === undefined ? undefined : { query, on: true, misses: 0, readFile: false };
   const depth = ctx.prescanner === undefined || query === undefined ? 1 : ctx.prescanner.parallel + 1;
-  for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead), depth)) {
-    for (const item of batch.items) {
-      // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
-      if (item.source === 'workspace' && item.conflict === undefined && batch.error === undefined) {
-        if (ruledOut(item.hash) || batch.none.has(item.hash)) yield { path: item.path, noMatch: true, size: item.size };
-        else {
-          const bytes = batch.blobs.get(item.hash);
-          const counted = bytes === undefined ? batch.counted.get(item.hash) : undefined;
-          if (bytes !== undefined) yield { path: item.path, bytes };
-          else if (counted !== undefined) yield { path: item.path, counted };
+  try {
+    for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead), depth)) {
+      for (const item of batch.items) {
+        // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
+        if (item.source === 'workspace' && item.conflict === undefined && batch.error === undefined) {
+          if (ruledOut(item.hash) || batch.none.has(item.hash)) yield { path: item.path, noMatch: true, size: item.size };
+          else {
+            const bytes = batch.blobs.get(item.hash);
+            const counted = bytes === undefined ? batch.counted.get(item.hash) : undefined;
+            if (bytes !== undefined) yield { path: item.path, bytes };
+            else if (counted !== undefined) yield { path: item.path, counted };
+          }
+          continue;
         }
-        continue;
+        let found: SearchFile[];
+        try {
+          if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
+          found = await bytesOf(ctx, item, batch, (hash) => ruledOut(hash) || batch.none.has(hash));
+        } catch (err) {
+          // One file that can't be read is skipped with why; the search goes on.
+          if (process.env.WS_DEBUG === '1') console.error(err);
+          const why = err instanceof Error ? err.message : String(err);
+          found = [{ path: item.path, skipped: err instanceof Error && err.name === 'StoreError' ? why : ctx.words.failed('Reading', item.path, why) }];
+        }
+        yield* found;
       }
-      let found: SearchFile[];
-      try {
-        if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
-        found = await bytesOf(ctx, item, batch, (hash) => ruledOut(hash) || batch.none.has(hash));
-      } catch (err) {
-        // One file that can't be read is skipped with why; the search goes on.
-        if (process.env.WS_DEBUG === '1') console.error(err);
-        const why = err instanceof Error ? err.message : String(err);
-        found = [{ path: item.path, skipped: err instanceof Error && err.name === 'StoreError' ? why : ctx.words.failed('Reading', item.path, why) }];
-      }
-      yield* found;
     }
+  } finally {
+    // The Workers kept the store's file open from batch to batch: the search is over.
+    if (ahead?.readFile) await ctx.prescanner?.release();
   }
 }
 
