@@ -174,3 +174,23 @@ describe('collecting unreferenced blobs', () => {
     expect(rows).toEqual({ n: 0 });
   });
 });
+
+describe("a one-shot grep whose Workers read the store's file", () => {
+  test('answers as the store holds the files and leaves no -wal or -shm behind: the Workers let the file go before the store closes', async () => {
+    const { existsSync, readdirSync } = await import('node:fs');
+    const { makeWorkspace, ws } = await import('./ws-process.ts');
+    // Enough files for many batches, each with a line that matches.
+    const files: Record<string, string> = {};
+    for (let k = 0; k < 600; k++) files[`d${k % 9}/f${k}.txt`] = `${'filler line of text\n'.repeat(40)}needle ${k}\n`;
+    const w = makeWorkspace([{ name: 'work', backend: 'store', files }]);
+    const storeDir = join(w.dir, '.ws');
+    for (let round = 0; round < 3; round++) {
+      const ran = await ws(w.dir, ['--config', w.config, 'call', 'grep', JSON.stringify({ pattern: 'needle \\d+$', output: 'count' })]);
+      expect(ran.code).toBe(0);
+      const { totalMatches, totalFiles, filesSearched } = JSON.parse(ran.stdout).data;
+      expect({ totalMatches, totalFiles, filesSearched }).toEqual({ totalMatches: 600, totalFiles: 600, filesSearched: 600 });
+      expect(readdirSync(storeDir).filter((n) => n.endsWith('-wal') || n.endsWith('-shm'))).toEqual([]);
+    }
+    expect(existsSync(join(storeDir, 'store.sqlite'))).toBe(true);
+  });
+});

@@ -309,8 +309,12 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       return bytesBack(job, await batch<WorkerVerdict>(job, []));
     },
     async release() {
-      // Asked of every Worker, busy or not: each answers once its batch in hand is done.
-      await Promise.all(slots.map((slot) => ask(slot, { release: true }, RELEASE_MS)));
+      // Asked of every Worker, busy or not: each lets go once its batch in hand is done. A
+      // one-shot command waits (briefly) for that, so the store it closes next is closed
+      // last and takes its WAL files with it; a long-running host's search does not wait
+      // on another search's batch to answer, and a later question finds the file let go.
+      const asked = Promise.all(slots.map((slot) => ask(slot, { release: true }, RELEASE_MS)));
+      if (!longRunning) await asked;
     },
     async read(job) {
       const answer = await batch<WorkerReadVerdict>(job, []);

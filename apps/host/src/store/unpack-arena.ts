@@ -41,6 +41,8 @@ function zstd(): Zstd | null {
       ZSTD_getFrameContentSize: { args: [FFIType.ptr, FFIType.u64], returns: FFIType.u64 },
       ZSTD_decompressDCtx: { args: [FFIType.ptr, FFIType.ptr, FFIType.u64, FFIType.ptr, FFIType.u64], returns: FFIType.u64 },
     });
+    // One context a thread, for the thread's life (a Worker ended for being stuck leaves its
+    // context, about 100 KiB, behind: that is rare, and the process ends it).
     const dctx = lib.symbols.ZSTD_createDCtx();
     if (dctx === null) return bound;
     bound = {
