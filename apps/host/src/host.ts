@@ -53,7 +53,7 @@ const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$/;
 
 /** How a host is opened. */
 export interface HostOptions {
-  /** False skips watchers even where a mount asks for one (a one-shot CLI command). */
+  /** False: a one-shot CLI command, which starts no watcher even where a mount asks for one and keeps less of the store in memory. */
   readonly watch: boolean;
   /** Wraps a mount's disk port (tests use it to act between observations). */
   readonly wrapDisk?: (mount: string, disk: DiskPort) => DiskPort;
@@ -87,7 +87,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   // Awaited below; a store that fails to open leaves them unawaited, not unhandled.
   storeModule?.catch(() => undefined);
   longRunning?.catch(() => undefined);
-  const { store, lock: storeLock } = await openConfiguredStore(config, { open: anyStore, ...options.store });
+  const { store, lock: storeLock } = await openConfiguredStore(config, { open: anyStore, oneShot: !options.watch, ...options.store });
   const lock = settlingLock(storeLock, store);
   // Greps scan in Workers under the configured deadline, so a slow pattern holds no other call;
   // the mounts hand them files to search ahead, on every core (a long-running host's even on two).
@@ -102,7 +102,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
       mounts.push(directMount(m, storeRel, undefined, prescanner));
     } else {
       const wrap = options.wrapDisk;
-      const sm = storeMount(m, { store, lock, hash: sha256, storeRel, prescanner, ...(wrap ? { wrapDisk: (d: DiskPort) => wrap(m.name, d) } : {}) });
+      const sm = storeMount(m, { store, lock, hash: sha256, storeRel, prescanner, oneShot: !options.watch, ...(wrap ? { wrapDisk: (d: DiskPort) => wrap(m.name, d) } : {}) });
       mounts.push(sm);
       storeMounts.push(sm);
     }

@@ -23,6 +23,13 @@ export const BUSY_TIMEOUT_MS = 10_000;
 
 /** The page cache, in KiB. */
 const CACHE_KIB = 16 * 1024;
+/**
+ * A one-shot command's page cache, in KiB (SQLite's default). Its grep's Workers read
+ * the blobs on connections of their own; this one serves a pass's scan of the records,
+ * read once, whose pages the 16 MiB cache kept to the end: a store-backed `ws call grep`
+ * of the benchmark's tree peaked 15–20 MiB lower with 2 MiB, and took no longer.
+ */
+const ONE_SHOT_CACHE_KIB = 2048;
 /** The page size of a new store, in bytes. */
 const PAGE_BYTES = 8 * 1024;
 
@@ -34,6 +41,8 @@ export interface OpenOptions {
   readonly lock?: Lock;
   /** Caps the store's size in pages (`PRAGMA max_page_count`): past it a write fails as on a full disk. */
   readonly maxPageCount?: number;
+  /** The store serves one command and closes ({@link ONE_SHOT_CACHE_KIB}). */
+  readonly oneShot?: boolean;
 }
 
 /**
@@ -43,7 +52,7 @@ export interface OpenOptions {
  */
 export async function openConfiguredStore(
   config: HostConfig,
-  options: { readonly open: boolean; readonly maxPageCount?: number },
+  options: { readonly open: boolean; readonly maxPageCount?: number; readonly oneShot?: boolean },
 ): Promise<{ store: Store | undefined; lock: Lock }> {
   if (config.storeUrl !== undefined && options.open) {
     const roots = config.mounts.filter((m) => m.backend === 'store').map((m) => m.root);
@@ -53,7 +62,7 @@ export async function openConfiguredStore(
   }
   const lock = new StoreLock(config.storePath);
   try {
-    const store = options.open ? await openStore(config.storePath, { lock, ...(options.maxPageCount === undefined ? {} : { maxPageCount: options.maxPageCount }) }) : undefined;
+    const store = options.open ? await openStore(config.storePath, { lock, oneShot: options.oneShot === true, ...(options.maxPageCount === undefined ? {} : { maxPageCount: options.maxPageCount }) }) : undefined;
     return { store, lock };
   } catch (err) {
     lock.close();
@@ -88,7 +97,7 @@ function openLocked(path: string, options: OpenOptions): SqliteStore {
     // FULL in WAL mode fsyncs the log at every commit: a committed barrier survives power loss.
     db.run('PRAGMA synchronous = FULL');
     // 16 MiB of page cache (SQLite's default is 2): a search reads thousands of blob pages.
-    db.run(`PRAGMA cache_size = -${CACHE_KIB}`);
+    db.run(`PRAGMA cache_size = -${options.oneShot ? ONE_SHOT_CACHE_KIB : CACHE_KIB}`);
     // Sorts and temporary indexes (a collection's DISTINCT, a branch switch's UNION) in memory, not in a temp file.
     db.run('PRAGMA temp_store = MEMORY');
     if (options.maxPageCount !== undefined) db.run(`PRAGMA max_page_count = ${Math.floor(options.maxPageCount)}`);

@@ -443,6 +443,10 @@ export class SqliteStore implements Store {
     this.nextSeq = undefined;
   }
 
+  forgetScans(): void {
+    this.scanCache = undefined;
+  }
+
   selectedBranch(): string {
     return this.guard('read', () => (this.q.selected.get() as { value: string }).value, 'all');
   }

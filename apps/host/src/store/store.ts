@@ -66,6 +66,12 @@ export interface TreeFile {
 export interface Store extends StorePort {
   /** Where the store is, as a person would name it (sentences carry it). */
   readonly path: string;
+  /**
+   * Lets go of a directory's scan kept for a pass's second look at it: a one-shot
+   * command's pass is its last, and a grep then searches with the scan (every stored
+   * path's records) let go.
+   */
+  forgetScans(): void;
   /** Every branch, the selected one marked. */
   branches(): BranchInfo[];
   /** True when a branch of this name exists. */

@@ -56,6 +56,8 @@ export interface StoreMountContext {
   readonly words: ReturnType<typeof mountWords>;
   /** False for `watch = "never"`: nothing looks at disk until `sync`. */
   readonly checksDisk: boolean;
+  /** The host serves one command (the CLI's): what a pass kept is let go once it is done with. */
+  readonly oneShot: boolean;
   /** Keeps `path` inside the mount; every verb's containment goes through here. */
   contain(path: string, purpose: Purpose): Containment;
   /** True when a directory is at `path` on disk now (a contained path). */

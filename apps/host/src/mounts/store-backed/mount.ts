@@ -45,6 +45,8 @@ export interface StoreMountDeps {
   readonly wrapDisk?: (disk: DiskPort) => DiskPort;
   /** grep's Workers, which search ahead of a search (`grep/prescan.ts`). */
   readonly prescanner?: Prescanner;
+  /** The host serves one command: the store's scans are let go after each pass (`Store.forgetScans`). */
+  readonly oneShot?: boolean;
 }
 
 /** A store-backed mount, with what the host needs beside the tools' interface. */
@@ -106,6 +108,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     reconciler,
     words: mountWords(config.name),
     checksDisk: config.watch !== 'never',
+    oneShot: deps.oneShot === true,
     contain,
     async isDirectory(path) {
       return realDisk.kindOf(path).kind === 'directory';
@@ -115,6 +118,8 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     passedOver: (dir) => realDisk.passedOver(dir),
     async pass(scope, options = {}) {
       const result = await reconciler.pass({ scope, ...options });
+      // A one-shot command's pass is its last: the scan it kept for its second look goes.
+      if (ctx.oneShot) store.forgetScans();
       if (result.kind === 'done' && scope.kind === 'directory' && scope.path === '') {
         ctx.memory.lastPassedOver = { ...result.passedOver };
         if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;

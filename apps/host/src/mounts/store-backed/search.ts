@@ -85,6 +85,13 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
       plan.push({ path: r.path, source: r.disk.why === 'too-large' ? 'large' : 'disk' });
     }
   }
+  // The reports are let go here, not when the pass's result goes out of scope: a stale
+  // pointer to it on the stack (which JavaScriptCore scans conservatively) kept every
+  // path's report, and the records they refer to, alive through the search.
+  (result.paths as unknown[]).length = 0;
+  // A one-shot grep's pass leaves tens of MiB of garbage; collected before the search (and
+  // its Workers) makes more, the search reuses the room instead of adding to it.
+  if (ctx.oneShot) Bun.gc(true);
   return plan;
 }
 

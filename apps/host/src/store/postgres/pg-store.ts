@@ -333,6 +333,10 @@ export class PgStore implements Store {
 
   // --- StorePort ----------------------------------------------------------------------
 
+  forgetScans(): void {
+    this.scanCache = undefined;
+  }
+
   selectedBranch(): string {
     return this.cached('selected', () => {
       const rows = this.sql("SELECT value FROM ws.host_meta WHERE host = $1 AND key = 'selected_branch'", [this.host], 'read');
