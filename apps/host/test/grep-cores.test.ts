@@ -72,3 +72,27 @@ test('on two cores a grep of many batches runs on one Worker, and answers as a p
     expect(await answer(workspace(eight), { pattern })).toEqual(one);
   }
 });
+
+test('on two cores a one-shot pool keeps one Worker: scans started together, and a scan beside a batch searched ahead, wait for it and are each answered', async () => {
+  const enc = new TextEncoder();
+  const options = { caseInsensitive: false, fixedStrings: false, multiline: false };
+  // Each job its own copy: a batch's bytes move to its Worker.
+  const text = enc.encode(Array.from({ length: 2000 }, (_, k) => `n${k}`).join('\n'));
+  const scans = (pool: ReturnType<typeof grepWorkers>) => Array.from({ length: 6 }, (_, i) => pool.runner({ pattern: `^n${i}$`, options, bytes: text.slice(), lineEnds: false, timeLimitMs: 30_000 }));
+  const one = grepWorkers({ cores: 2 });
+  const many = grepWorkers({ cores: 2, longRunning: true });
+  try {
+    const ahead = one.prescanner.run({ pattern: 'n1', options, items: [{ bytes: text.slice() }, { bytes: text.slice() }], itemMs: 30_000, stallMs: 30_000 });
+    const answers = await Promise.all(scans(one));
+    answers.forEach((r, i) => expect([...r.hits]).toEqual([i + 1]));
+    expect((await ahead)?.verdicts.length).toBe(2);
+    expect(one.size()).toBe(1);
+    // A long-running host's pool makes a Worker for each scan it can run at once.
+    const served = await Promise.all(scans(many));
+    served.forEach((r, i) => expect([...r.hits]).toEqual([i + 1]));
+    expect(many.size()).toBeGreaterThan(1);
+  } finally {
+    one.close();
+    many.close();
+  }
+});

@@ -74,3 +74,46 @@ for (const astral of [false, true]) {
     }
   });
 }
+
+test(`a scan of many pages gives each path's records, once, names past U+FFFF among them (seed ${seed})`, async () => {
+  const rand = seededRandom(seed);
+  const store = await freshStore();
+  opened.push(store);
+  const branch = store.selectedBranch();
+  // More paths than several of the scan's pages (2,048 rows a table), each name a run of
+  // characters whose UTF-8 and UTF-16 orders differ, so page boundaries fall among them.
+  const chars = ['a', 'b', '-', 'é', '\ue000', '\uff5e', '\u{10000}', '\u{1f600}'];
+  const dirs = ['d', 'd/e', '\uff5e', '\u{1f600}'];
+  const paths = new Set<string>();
+  while (paths.size < 7000) {
+    let name = '';
+    for (let k = 1 + rand(4); k > 0; k--) name += chars[rand(chars.length)];
+    paths.add(`${dirs[rand(dirs.length)]}/${name}`);
+  }
+  const want = new Map<string, { tree: boolean; evidence: boolean }>();
+  let i = 0;
+  for (const path of paths) {
+    // Mostly both (a synced file), some tree only, some evidence only.
+    const mix = rand(10);
+    const tree = mix !== 0;
+    const evidence = mix !== 1;
+    if (tree) store.setTree(branch, 'work', path, { hash: `h${i}`, size: i, mode: 0o644 }, CAUSE);
+    if (evidence) store.setEvidence('work', path, { kind: 'text', hash: mix === 2 ? `other${i}` : `h${i}`, size: i, mode: 0o644, fingerprint: `fp${i}` });
+    if (mix === 3) store.setMark(branch, 'work', path, { origin: 'workspace', tombstone: null, conflict: null });
+    want.set(path, { tree, evidence });
+    i++;
+  }
+  store.barrier();
+  for (const dir of ['', 'd', '\u{1f600}']) {
+    const got = [...store.scan(branch, 'work', dir)];
+    const inDir = [...want.keys()].filter((p) => dir === '' || p.startsWith(`${dir}/`));
+    expect(got.length).toBe(inDir.length);
+    expect(got.map((s) => s.path).sort()).toEqual(inDir.sort());
+    for (const s of got) {
+      const { tree, evidence, mark, pending } = store.read(branch, 'work', s.path);
+      expect({ tree: s.tree, evidence: s.evidence, mark: s.mark, pending: s.pending }).toEqual({ tree, evidence, mark, pending });
+      const set = want.get(s.path);
+      expect({ tree: s.tree !== null, evidence: s.evidence !== null }).toEqual({ tree: set?.tree === true, evidence: set?.evidence === true });
+    }
+  }
+});

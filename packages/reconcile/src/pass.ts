@@ -40,6 +40,11 @@ export interface PassRequest extends Work {
    * `paths` (README, "Passes and pushes"). For callers that report only what changed.
    */
   readonly unchangedByCount?: boolean;
+  /**
+   * With `unchangedByCount`: the counted paths' records as well, in `unchangedRecords`
+   * (for a caller that needs each file's text but no report of it: a search's plan).
+   */
+  readonly listUnchanged?: boolean;
 }
 
 /** A pass that decided. */
@@ -54,6 +59,11 @@ export interface PassDone {
   readonly paths: readonly PathReport[];
   /** How many `synced` paths are counted but not in `paths` (0 unless `unchangedByCount`). */
   readonly unchanged: number;
+  /**
+   * The counted paths' records as the pass decided them (their trees hold the files'
+   * text), in walk order, where the pass was asked `listUnchanged`.
+   */
+  readonly unchangedRecords?: readonly StoredPath[];
   /** What the walk passed over, counted by reason (`{}` for named paths). */
   readonly passedOver: Readonly<Record<string, number>>;
   /** Directories the walk entered (for listings). */
@@ -107,7 +117,7 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
   } else {
     views = gathered.views;
   }
-  const unchanged = gathered.kind === 'observed' && gathered.unchanged !== undefined ? stillUnchanged(ctx, branch, scope, gathered.unchanged, views) : null;
+  const unchanged = gathered.kind === 'observed' && gathered.unchanged !== undefined ? stillUnchanged(ctx, branch, scope, gathered.unchanged, views, request.listUnchanged === true) : null;
 
   let stored = readAll(ctx, branch, scope, views);
   const settledByEffect = resolveStale(ctx, branch, views, stored);
@@ -166,6 +176,7 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
     branch,
     paths: reports,
     unchanged: unchanged?.count ?? 0,
+    ...(unchanged?.records !== undefined ? { unchangedRecords: unchanged.records } : {}),
     passedOver: gathered.kind === 'observed' ? gathered.passedOver : {},
     directories: gathered.kind === 'observed' ? gathered.directories : [],
     incomplete: gathered.kind === 'observed' ? gathered.incomplete : null,
@@ -181,17 +192,19 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
  * vouched for, and is decided with the rest. Where the store serves the very scan the
  * gather read, nothing was written since and every one still is.
  */
-function stillUnchanged(ctx: MountContext, branch: string, scope: Scope, u: Unchanged, views: Map<string, DiskView>): { count: number; first: string } {
+function stillUnchanged(ctx: MountContext, branch: string, scope: Scope, u: Unchanged, views: Map<string, DiskView>, list: boolean): { count: number; first: string; records?: StoredPath[] } {
   const n = u.files.length;
   let first: string | null = null;
-  const unchangedAt = (i: number) => {
+  const records: StoredPath[] | undefined = list ? [] : undefined;
+  const unchangedAt = (i: number, s: StoredPath) => {
     const path = u.files[i].path;
     if (first === null || path < first) first = path;
+    records?.push(s);
   };
   const now = scope.kind === 'directory' ? ctx.store.scan(branch, ctx.mount, scope.path) : null;
   if (now === u.scan && ctx.inFlight.size === 0) {
-    for (let i = 0; i < n; i++) unchangedAt(i);
-    return { count: n, first: first ?? '' };
+    for (let i = 0; i < n; i++) unchangedAt(i, u.stored[i]);
+    return { count: n, first: first ?? '', ...(records ? { records } : {}) };
   }
   const fresh = new Map<string, StoredPath>();
   if (now !== null) for (const s of now) fresh.set(s.path, s);
@@ -201,13 +214,13 @@ function stillUnchanged(ctx: MountContext, branch: string, scope: Scope, u: Unch
     const s = fresh.get(path);
     if (s !== undefined && !ctx.inFlight.has(path) && unchangedFile(meta, s)) {
       count++;
-      unchangedAt(i);
+      unchangedAt(i, s);
     } else {
       // Its D as gathered: the fingerprint vouched for the text then.
       views.set(path, vouched(meta, u.stored[i].evidence) as DiskView);
     }
   }
-  return { count, first: first ?? '' };
+  return { count, first: first ?? '', ...(records ? { records } : {}) };
 }
 
 /** The views in path order: the map itself where a walk gave them so (the common case: no copy of every entry), else sorted. */

@@ -25,7 +25,7 @@ function plain(r: PathReport): boolean {
   return r.state === 'synced' && r.taken === null && r.gaveUp === null && r.settled === null && r.conflict === null && r.draft === null;
 }
 
-const dir = (path = '', unchangedByCount = false) => ({ scope: { kind: 'directory' as const, path }, takeDisk: 'sync' as const, unchangedByCount });
+const dir = (path = '', unchangedByCount = false, listUnchanged = false) => ({ scope: { kind: 'directory' as const, path }, takeDisk: 'sync' as const, unchangedByCount, listUnchanged });
 
 /** Text with each racy fingerprint's unique suffix cut to its mark (the worlds read in different orders, so number them differently). */
 const unsuffixed = (text: string) => text.replace(/~\d+/g, '~');
@@ -41,6 +41,12 @@ function same(byCount: PassDone, full: PassDone): void {
   const left = full.paths.filter((r) => !reported.has(r.path));
   expect(left.length).toBe(byCount.unchanged);
   expect(left.every(plain)).toBe(true);
+  // Listed, the counted paths' records are those paths, each with the text the full pass
+  // reported in its workspace.
+  if (byCount.unchangedRecords !== undefined) {
+    const listed = byCount.unchangedRecords.map((s) => [s.path, s.tree?.hash, s.tree?.size]).sort();
+    expect(listed).toEqual(left.map((r) => [r.path, r.workspace?.hash, r.workspace?.size]).sort());
+  }
 }
 
 for (const coarse of [null, 1000]) {
@@ -71,7 +77,9 @@ for (const coarse of [null, 1000]) {
       for (let round = 0; round < 40; round++) {
         const flip = round % 2 === 0;
         const [x, y] = flip ? [a, b] : [b, a];
-        const px = done(await x.r.pass(dir('', true)));
+        // Every other round the counted paths' records are listed too.
+        const px = done(await x.r.pass(dir('', true, round % 4 < 2)));
+        expect(px.unchangedRecords === undefined).toBe(round % 4 >= 2);
         const py = done(await y.r.pass(dir('', false)));
         same(px, py);
         counted[flip ? 0 : 1] += px.unchanged;

@@ -59,7 +59,9 @@ function coarseTime(sec: number, nsec: number, coarseMs: number): number {
 
 /** A stat's metadata, its fingerprint marked racy where it cannot vouch for the bytes. */
 export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
-  // Called for every file of a walk: numbers and one string, no objects on the way.
+  // Called for every file of a walk: numbers and one string. The string is joined, not
+  // concatenated: JavaScriptCore keeps a template's result as a rope of its parts (some
+  // 220 bytes a fingerprint held, against 72 flat) until something reads it whole.
   const coarseMs = time.coarseMs;
   let mtimeMs: number;
   let ctimeMs: number;
@@ -69,11 +71,11 @@ export function fileMeta(time: TimeKeeping, st: StatInfo): FileMeta {
     ctimeMs = st.ctimeSec * 1000 + st.ctimeNsec / 1e6;
     // A file written and not touched since has one time for both: written out once.
     const mtime = `${st.mtimeSec}.${st.mtimeNsec}`;
-    base = `${st.ino}:${st.size}:${mtime}:${st.ctimeSec === st.mtimeSec && st.ctimeNsec === st.mtimeNsec ? mtime : `${st.ctimeSec}.${st.ctimeNsec}`}`;
+    base = [st.ino, st.size, mtime, st.ctimeSec === st.mtimeSec && st.ctimeNsec === st.mtimeNsec ? mtime : `${st.ctimeSec}.${st.ctimeNsec}`].join(':');
   } else {
     mtimeMs = coarseTime(st.mtimeSec, st.mtimeNsec, coarseMs);
     ctimeMs = coarseTime(st.ctimeSec, st.ctimeNsec, coarseMs);
-    base = `${st.ino}:${st.size}:${mtimeMs}:${ctimeMs}`;
+    base = [st.ino, st.size, mtimeMs, ctimeMs].join(':');
   }
   const racy = time.now() - (mtimeMs > ctimeMs ? mtimeMs : ctimeMs) < time.granularityMs + CLOCK_SLACK_MS;
   return {

@@ -22,7 +22,7 @@ const GRACE_MS = 250;
  * pattern's backtracking must be ended well before the search's deadline).
  */
 const STALL_GRACE_MS = 250;
-/** At most this many Workers at once; more jobs wait for one. */
+/** At most this many Workers at once (fewer for a one-shot on few cores: `maxWorkers`); more jobs wait for one. */
 const MAX_WORKERS = 4;
 /**
  * How many batches a prescan keeps in flight on `cores` cores: one a core (at most the
@@ -116,6 +116,11 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   const workerHeapBytes = bounds.workerHeapBytes ?? WORKER_HEAP_BYTES;
   const longRunning = bounds.longRunning === true;
   const PARALLEL = prescanParallel(bounds.cores ?? navigator.hardwareConcurrency ?? 2, longRunning);
+  // Where one batch is searched ahead at a time (a one-shot command on two cores or fewer),
+  // one Worker serves the search's own scans too: they wait for the batch in hand, where a
+  // second Worker, made for the few files a batch left unsure, was some 15–30 MiB of a
+  // store-backed grep's peak and bought nothing the search's one thread could use.
+  const maxWorkers = PARALLEL === 1 && !longRunning ? 1 : MAX_WORKERS;
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   // A long-running host's heap is large, and measuring it costs: its checks are paced.
   // A one-shot's caller collects as Workers' bytes come (its heap's size does not show them).
@@ -139,7 +144,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // A slot is taken at once (busy before the caller resumes), so jobs started together
   // go to different Workers, not all to the first free one.
   const take = (): Promise<Slot> => {
-    const free = slots.find((s) => !s.busy) ?? (slots.length < MAX_WORKERS ? make() : undefined);
+    const free = slots.find((s) => !s.busy) ?? (slots.length < maxWorkers ? make() : undefined);
     if (free === undefined) return new Promise((done) => waiting.push(done));
     free.busy = true;
     return Promise.resolve(free);

@@ -153,10 +153,66 @@ function storedPath(path: string, row: RecordsRow): StoredPath {
   };
 }
 
-/** Rows whose paths (first) ascend in JavaScript's string order, each unlike the one before. */
-function inJsOrder(rows: readonly (readonly [string, ...unknown[]])[]): boolean {
-  for (let i = 1; i < rows.length; i++) if (!(rows[i - 1][0] < rows[i][0])) return false;
-  return true;
+/** How many rows a scan reads of a table at a time. */
+const SCAN_PAGE = 2048;
+
+/**
+ * Two paths in SQLite's order for text (its bytes in UTF-8, compared as `memcmp` does):
+ * JavaScript's `<` compares UTF-16 units, which put a character past U+FFFF before
+ * U+E000–U+FFFF. A path read back from SQLite has no lone surrogate (Bun binds one as
+ * U+FFFD), so on what a scan reads this is exactly SQLite's order.
+ */
+export function byteOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  // A surrogate is half of a character past U+FFFF, whose UTF-8 bytes sort after every
+  // other character's; two surrogates, or two other units, sort as their units do.
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  const xs = x >= 0xd800 && x <= 0xdfff;
+  const ys = y >= 0xd800 && y <= 0xdfff;
+  return xs === ys ? x - y : xs ? 1 : -1;
+}
+
+/**
+ * A range scan's rows in path order, read a page at a time (`first` binds branch, mount,
+ * directory and the page's size; `after` the last path read besides), so a whole mount's
+ * rows are never all held at once.
+ */
+class PagedRows<R extends [string, ...unknown[]]> {
+  private rows: R[] = [];
+  private at = 0;
+  private last: string | undefined;
+  private more = true;
+
+  constructor(
+    private readonly first: Statement,
+    private readonly after: Statement,
+    private readonly branch: string,
+    private readonly mount: string,
+    private readonly dir: string,
+  ) {}
+
+  /** The row in hand (undefined: none is left). */
+  peek(): R | undefined {
+    if (this.at === this.rows.length) {
+      if (!this.more) return undefined;
+      const rows = (this.last === undefined ? this.first.values(this.branch, this.mount, this.dir, SCAN_PAGE) : this.after.values(this.branch, this.mount, this.dir, SCAN_PAGE, this.last)) as R[];
+      this.more = rows.length === SCAN_PAGE;
+      this.rows = rows;
+      this.at = 0;
+      if (rows.length === 0) return undefined;
+      this.last = rows[rows.length - 1][0];
+    }
+    return this.rows[this.at];
+  }
+
+  take(): void {
+    this.at++;
+  }
 }
 
 /** A history row as SQLite gives it. */
@@ -252,9 +308,11 @@ export class SqliteStore implements Store {
       // A directory's records, one range scan per table (merged by path in JS: cheaper
       // than a UNION and four joins). `?3` is the directory; '' means the whole mount.
       // Tree and evidence come in path order (their primary keys' order: no sort).
-      scanTree: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER} ORDER BY path`),
+      scanTree: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER} ORDER BY path LIMIT ?4`),
+      scanTreeAfter: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER} AND path > ?5 ORDER BY path LIMIT ?4`),
       scanMarks: prepare(`SELECT path, record FROM marks WHERE branch = ?1 AND mount = ?2 AND ${UNDER}`),
-      scanEvidence: prepare(`SELECT path, record FROM evidence WHERE mount = ?2 AND ${UNDER} ORDER BY path`),
+      scanEvidence: prepare(`SELECT path, record FROM evidence WHERE mount = ?2 AND ${UNDER} ORDER BY path LIMIT ?4`),
+      scanEvidenceAfter: prepare(`SELECT path, record FROM evidence WHERE mount = ?2 AND ${UNDER} AND path > ?5 ORDER BY path LIMIT ?4`),
       scanPending: prepare(`SELECT path, record FROM pending WHERE mount = ?2 AND ${UNDER}`),
       dataVersion: prepare('PRAGMA data_version'),
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
@@ -466,56 +524,61 @@ export class SqliteStore implements Store {
     const key = `${branch}\u0000${mount}\u0000${dir}`;
     const cached = this.scanCache;
     if (cached && cached.key === key && cached.writes === this.writes && cached.dataVersion === version) return cached.paths;
-    // Rows as arrays (`values`), not objects: a whole mount's scan makes tens of thousands.
-    const tree = this.q.scanTree.values(branch, mount, dir) as [string, string, number, number | null][];
-    const evidence = this.q.scanEvidence.values(branch, mount, dir) as [string, string][];
-    // Marks and pending effects are few: looked up by path, and what is left is added after.
-    const marks = new Map(this.q.scanMarks.values(branch, mount, dir) as [string, string][]);
-    const pending = new Map(this.q.scanPending.values(branch, mount, dir) as [string, string][]);
-    const paths: StoredPath[] = [];
-    const add = (path: string, entry: TreeEntry | null, record: string | null) => {
-      const mark = marks.size === 0 ? undefined : marks.get(path);
-      const effect = pending.size === 0 ? undefined : pending.get(path);
-      if (mark !== undefined) marks.delete(path);
-      if (effect !== undefined) pending.delete(path);
-      paths.push({
-        path,
-        tree: entry,
-        mark: mark === undefined ? null : (JSON.parse(mark) as BranchMark),
-        evidence: record === null ? null : (JSON.parse(record) as Evidence),
-        pending: effect === undefined ? null : (JSON.parse(effect) as PendingEffect),
-      });
-    };
-    if (inJsOrder(tree) && inJsOrder(evidence)) {
-      // Both in the same order: merged side by side, with no map of every path.
-      let i = 0;
-      let j = 0;
-      while (i < tree.length || j < evidence.length) {
-        const t = i < tree.length ? tree[i] : undefined;
-        const e = j < evidence.length ? evidence[j] : undefined;
-        if (t !== undefined && (e === undefined || t[0] < e[0])) {
-          add(t[0], { hash: t[1], size: t[2], mode: t[3] }, null);
-          i++;
-        } else if (e !== undefined && (t === undefined || e[0] < t[0])) {
-          add(e[0], null, e[1]);
-          j++;
-        } else if (t !== undefined && e !== undefined) {
-          add(t[0], { hash: t[1], size: t[2], mode: t[3] }, e[1]);
-          i++;
-          j++;
+    // One snapshot of the four tables (the pages of two of them among them): read in one
+    // transaction where none is open.
+    const read = (): StoredPath[] => {
+      // Marks and pending effects are few: looked up by path, and what is left is added after.
+      const marks = new Map(this.q.scanMarks.values(branch, mount, dir) as [string, string][]);
+      const pending = new Map(this.q.scanPending.values(branch, mount, dir) as [string, string][]);
+      const paths: StoredPath[] = [];
+      const add = (path: string, entry: TreeEntry | null, record: string | null) => {
+        const mark = marks.size === 0 ? undefined : marks.get(path);
+        const effect = pending.size === 0 ? undefined : pending.get(path);
+        if (mark !== undefined) marks.delete(path);
+        if (effect !== undefined) pending.delete(path);
+        const evidence = record === null ? null : (JSON.parse(record) as Evidence);
+        // The same hash once: a synced file's evidence names its tree entry's text.
+        if (entry !== null && evidence !== null && 'hash' in evidence && evidence.hash === entry.hash) (evidence as { hash: string }).hash = entry.hash;
+        paths.push({
+          path,
+          tree: entry,
+          mark: mark === undefined ? null : (JSON.parse(mark) as BranchMark),
+          evidence,
+          pending: effect === undefined ? null : (JSON.parse(effect) as PendingEffect),
+        });
+      };
+      // Tree and evidence merged side by side in SQLite's order ({@link byteOrder}), a page
+      // of rows at a time from each: a whole mount's rows, held at once, were some 16 MiB
+      // beside the records made of them.
+      const tree = new PagedRows<[string, string, number, number | null]>(this.q.scanTree, this.q.scanTreeAfter, branch, mount, dir);
+      const evidence = new PagedRows<[string, string]>(this.q.scanEvidence, this.q.scanEvidenceAfter, branch, mount, dir);
+      const merge = (): boolean => {
+        for (;;) {
+          const t = tree.peek();
+          const e = evidence.peek();
+          if (t === null || e === null) return false;
+          if (t === undefined && e === undefined) return true;
+          const order = t === undefined ? 1 : e === undefined ? -1 : byteOrder(t[0], e[0]);
+          if (order < 0) {
+            const [path, hash, size, mode] = t as [string, string, number, number | null];
+            add(path, { hash, size, mode }, null);
+            tree.take();
+          } else if (order > 0) {
+            add((e as [string, string])[0], null, (e as [string, string])[1]);
+            evidence.take();
+          } else {
+            const [path, hash, size, mode] = t as [string, string, number, number | null];
+            add(path, { hash, size, mode }, (e as [string, string])[1]);
+            tree.take();
+            evidence.take();
+          }
         }
-      }
-    } else {
-      // SQLite orders by UTF-8 bytes, JavaScript by UTF-16 units: they differ past U+FFFF. By map then.
-      const records = new Map(evidence);
-      for (const [path, hash, size, mode] of tree) {
-        const record = records.get(path);
-        if (record !== undefined) records.delete(path);
-        add(path, { hash, size, mode }, record ?? null);
-      }
-      for (const [path, record] of records) add(path, null, record);
-    }
-    for (const path of [...new Set([...marks.keys(), ...pending.keys()])]) add(path, null, null);
+      };
+      merge();
+      for (const path of [...new Set([...marks.keys(), ...pending.keys()])]) add(path, null, null);
+      return paths;
+    };
+    const paths = this.db.inTransaction ? read() : this.db.transaction(read)();
     this.scanCache = { key, writes: this.writes, dataVersion: version, paths };
     return paths;
   }

@@ -25,6 +25,8 @@ export interface PassOptions extends ReconcileWork {
   readonly acceptNewRoot?: boolean;
   /** Unchanged paths by count only (`@ws/reconcile`'s `PassRequest.unchangedByCount`). */
   readonly unchangedByCount?: boolean;
+  /** With `unchangedByCount`, their records too (`PassRequest.listUnchanged`). */
+  readonly listUnchanged?: boolean;
 }
 
 /** A tool call's work (signal, progress) as `@ws/reconcile` takes it. */

@@ -56,6 +56,24 @@ function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): S
   return plan.sort((a, b) => compare(a.path, b.path));
 }
 
+/** Two lists of files, each in path order, as one in path order (sorted where one is not). */
+function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
+  if (a.length === 0 || b.length === 0) return sortedIfNeeded(a.length === 0 ? b : a);
+  const both: SearchItem[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j === b.length || (i < a.length && a[i].path < b[j].path)) both.push(a[i++]);
+    else both.push(b[j++]);
+  }
+  return sortedIfNeeded(both);
+}
+
+function sortedIfNeeded(items: SearchItem[]): SearchItem[] {
+  for (let k = 1; k < items.length; k++) if (!(items[k - 1].path < items[k].path)) return items.sort((x, y) => compare(x.path, y.path));
+  return items;
+}
+
 /**
  * The files grep looks at under `path` (contained already), decided under the lock: after
  * a pass over the path, or — `settled`: the mount's watcher keeps the store current — from
@@ -72,19 +90,28 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   const fromStore = () =>
     store.treeFiles(branch, config.name, path).map((f): SearchItem => ({ path: f.path, source: 'workspace', hash: f.entry.hash, size: f.entry.size }));
   if (!ctx.checksDisk) return fromStore();
-  const result = await ctx.pass(await scopeOf(ctx, path, branch));
+  // The files nothing moved for come as their records, not as reports: a whole tree's
+  // reports (and the views and decisions behind them) were some 15 MiB of a one-shot
+  // grep's peak.
+  const result = await ctx.pass(await scopeOf(ctx, path, branch), { unchangedByCount: true, listUnchanged: true });
   if (result.kind === 'gave-up') return fromStore();
-  const plan: SearchItem[] = [];
+  const reported: SearchItem[] = [];
   for (const r of result.paths) {
     if (!showsFile(r.state)) continue;
     const side = r.conflict?.diskSide;
     const conflict = side?.kind === 'stored' && side.hash !== r.workspace?.hash ? { hash: side.hash, size: side.size } : undefined;
     if (r.workspace) {
-      plan.push({ path: r.path, source: 'workspace', hash: r.workspace.hash, size: r.workspace.size, ...(conflict ? { conflict } : {}) });
+      reported.push({ path: r.path, source: 'workspace', hash: r.workspace.hash, size: r.workspace.size, ...(conflict ? { conflict } : {}) });
     } else if (r.state === 'disk-only' && r.disk.kind === 'opaque') {
-      plan.push({ path: r.path, source: r.disk.why === 'too-large' ? 'large' : 'disk' });
+      reported.push({ path: r.path, source: r.disk.why === 'too-large' ? 'large' : 'disk' });
     }
   }
+  const unchanged: SearchItem[] = [];
+  for (const s of result.unchangedRecords ?? []) {
+    if (s.tree !== null) unchanged.push({ path: s.path, source: 'workspace', hash: s.tree.hash, size: s.tree.size });
+  }
+  (result.unchangedRecords as unknown[] | undefined)?.splice(0);
+  const plan = inPathOrder(reported, unchanged);
   // The reports are let go here, not when the pass's result goes out of scope: a stale
   // pointer to it on the stack (which JavaScriptCore scans conservatively) kept every
   // path's report, and the records they refer to, alive through the search.
