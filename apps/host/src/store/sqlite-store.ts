@@ -307,7 +307,8 @@ export class SqliteStore implements Store {
         (SELECT record FROM pending WHERE mount = ?2 AND path = ?3) AS pending`),
       // A directory's records, one range scan per table (merged by path in JS: cheaper
       // than a UNION and four joins). `?3` is the directory; '' means the whole mount.
-      // Tree and evidence come in path order (their primary keys' order: no sort).
+      // Tree and evidence come in path order (their primary keys' order: no sort), a page
+      // of `?4` rows at a time, the next after the path `?5`.
       scanTree: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER} ORDER BY path LIMIT ?4`),
       scanTreeAfter: prepare(`SELECT path, hash, size, mode FROM tree WHERE branch = ?1 AND mount = ?2 AND ${UNDER} AND path > ?5 ORDER BY path LIMIT ?4`),
       scanMarks: prepare(`SELECT path, record FROM marks WHERE branch = ?1 AND mount = ?2 AND ${UNDER}`),
@@ -552,29 +553,17 @@ export class SqliteStore implements Store {
       // beside the records made of them.
       const tree = new PagedRows<[string, string, number, number | null]>(this.q.scanTree, this.q.scanTreeAfter, branch, mount, dir);
       const evidence = new PagedRows<[string, string]>(this.q.scanEvidence, this.q.scanEvidenceAfter, branch, mount, dir);
-      const merge = (): boolean => {
-        for (;;) {
-          const t = tree.peek();
-          const e = evidence.peek();
-          if (t === null || e === null) return false;
-          if (t === undefined && e === undefined) return true;
-          const order = t === undefined ? 1 : e === undefined ? -1 : byteOrder(t[0], e[0]);
-          if (order < 0) {
-            const [path, hash, size, mode] = t as [string, string, number, number | null];
-            add(path, { hash, size, mode }, null);
-            tree.take();
-          } else if (order > 0) {
-            add((e as [string, string])[0], null, (e as [string, string])[1]);
-            evidence.take();
-          } else {
-            const [path, hash, size, mode] = t as [string, string, number, number | null];
-            add(path, { hash, size, mode }, (e as [string, string])[1]);
-            tree.take();
-            evidence.take();
-          }
-        }
-      };
-      merge();
+      for (;;) {
+        const t = tree.peek();
+        const e = evidence.peek();
+        if (t === undefined && e === undefined) break;
+        // Below zero: the tree's row comes first; above: the evidence's; zero: one path's both.
+        const order = t === undefined ? 1 : e === undefined ? -1 : byteOrder(t[0], e[0]);
+        const first = (order <= 0 ? t : e) as [string, ...unknown[]];
+        add(first[0], order <= 0 && t !== undefined ? { hash: t[1], size: t[2], mode: t[3] } : null, order >= 0 && e !== undefined ? e[1] : null);
+        if (order <= 0) tree.take();
+        if (order >= 0) evidence.take();
+      }
       for (const path of [...new Set([...marks.keys(), ...pending.keys()])]) add(path, null, null);
       return paths;
     };

@@ -58,7 +58,6 @@ function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): S
 
 /** Two lists of files, each in path order, as one in path order (sorted where one is not). */
 function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
-  if (a.length === 0 || b.length === 0) return sortedIfNeeded(a.length === 0 ? b : a);
   const both: SearchItem[] = [];
   let i = 0;
   let j = 0;
@@ -110,12 +109,12 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   for (const s of result.unchangedRecords ?? []) {
     if (s.tree !== null) unchanged.push({ path: s.path, source: 'workspace', hash: s.tree.hash, size: s.tree.size });
   }
-  (result.unchangedRecords as unknown[] | undefined)?.splice(0);
   const plan = inPathOrder(reported, unchanged);
-  // The reports are let go here, not when the pass's result goes out of scope: a stale
-  // pointer to it on the stack (which JavaScriptCore scans conservatively) kept every
-  // path's report, and the records they refer to, alive through the search.
+  // The reports and records are let go here, not when the pass's result goes out of
+  // scope: a stale pointer to it on the stack (which JavaScriptCore scans conservatively)
+  // kept every path's report, and the records they refer to, alive through the search.
   (result.paths as unknown[]).length = 0;
+  if (result.unchangedRecords !== undefined) (result.unchangedRecords as unknown[]).length = 0;
   // A one-shot grep's pass leaves tens of MiB of garbage; collected before the search (and
   // its Workers) makes more, the search reuses the room instead of adding to it.
   if (ctx.oneShot) Bun.gc(true);
