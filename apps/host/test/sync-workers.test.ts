@@ -1,7 +1,8 @@
 /**
  * Sync with its walk in Workers answers as sync on one thread: two hosts over the same
- * tree, each with its own store, the one walking in Workers (`WS_WALK_WORKERS=2`) and the
- * other on one thread (`0`), take the same seeded disk changes and the same drafts, round
+ * tree, each with its own store, the one walking in Workers (`WS_WALK_WORKERS=2`, this
+ * thread walking beside them) and the other on one thread (`0`), take the same seeded
+ * disk changes and the same drafts, round
  * after round — a file rewritten in place with the same size (its mtime set back to what
  * it was, so only its ctime moved), a save within the timestamp tick, deletions, new
  * files and directories, a mode change, a directory replaced by a file — and every
@@ -10,7 +11,7 @@
 import { afterEach, expect, test } from 'bun:test';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { walkedInWorkers } from '../src/disk/walk-parallel.ts';
+import { callerWalks, walkedInWorkers } from '../src/disk/walk-parallel.ts';
 import { openHost } from '../src/host.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
@@ -39,9 +40,10 @@ test(`sync in Workers and on one thread: the same reports, round after round (se
     process.env.WS_WALK_WORKERS = '0';
     const a = await one.sync(undefined);
     process.env.WS_WALK_WORKERS = '2';
-    const parts = walkedInWorkers.parts;
+    // Walked in parts, by the Workers and this thread (whichever claimed each).
+    const parts = walkedInWorkers.parts + callerWalks.parts;
     const b = await split.sync(undefined);
-    expect(walkedInWorkers.parts).toBeGreaterThan(parts);
+    expect(walkedInWorkers.parts + callerWalks.parts).toBeGreaterThan(parts);
     expect(b).toEqual(a);
     process.env.WS_WALK_WORKERS = '0';
     const sa = await one.status();
@@ -104,5 +106,45 @@ test(`sync in Workers and on one thread: the same reports, round after round (se
     }
   } finally {
     for (const h of hosts) h.close();
+  }
+});
+
+test("a one-shot grep's pass walks on one thread (its peak is the pass); its sync and a server's grep share the walk with a Worker", async () => {
+  const root = tempDir('ws-grep-alone-');
+  const start: Record<string, string> = {};
+  for (let d = 0; d < 8; d++) for (let s = 0; s < 3; s++) start[`d${d}/s${s}/f.txt`] = `needle ${d} ${s}\n`;
+  writeFiles(root, start);
+  process.env.WS_WALK_WORKERS = '1';
+  const open = (watch: boolean) => openHost(testConfig(root, [{ name: 'work', path: '.' }], join(tempDir('ws-grep-alone-store-'), 'store.sqlite')), { watch });
+  const shared = () => walkedInWorkers.parts + callerWalks.parts;
+  const oneShot = await open(false);
+  try {
+    const mount = oneShot.workspace.mounts[0];
+    expect((await mount.sync(undefined)).ok).toBe(true);
+    writeFiles(root, { 'd0/s0/f.txt': 'needle changed\n' });
+    const before = shared();
+    let found = 0;
+    for await (const f of mount.searchFiles('', { pattern: 'needle', caseInsensitive: false, fixedStrings: false, multiline: false })) if ('bytes' in f || 'counted' in f) found++;
+    expect(found).toBe(24);
+    expect(shared()).toBe(before);
+    // The same host's sync walks with its Worker.
+    writeFiles(root, { 'd1/s0/f.txt': 'needle changed\n' });
+    expect((await mount.sync(undefined)).ok).toBe(true);
+    expect(shared()).toBeGreaterThan(before);
+  } finally {
+    oneShot.close();
+  }
+  // A long-running host's grep (watch = "on-tool-call": each grep passes first) shares its walk too.
+  const server = await open(true);
+  try {
+    const mount = server.workspace.mounts[0];
+    writeFiles(root, { 'd2/s0/f.txt': 'needle changed\n' });
+    const before = shared();
+    let found = 0;
+    for await (const f of mount.searchFiles('', { pattern: 'needle', caseInsensitive: false, fixedStrings: false, multiline: false })) if ('bytes' in f || 'counted' in f) found++;
+    expect(found).toBe(24);
+    expect(shared()).toBeGreaterThan(before);
+  } finally {
+    server.close();
   }
 });

@@ -13,7 +13,7 @@ import type { Walk } from '@ws/reconcile';
 import { doneWriting, tempName } from '../src/disk/boundary.ts';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { type WalkReply, type WalkTask, walkedInWorkers, walkWorkers as workersFor } from '../src/disk/walk-parallel.ts';
+import { callerWalks, type WalkReply, type WalkTask, walkedInWorkers, walkWorkers as workersFor } from '../src/disk/walk-parallel.ts';
 import { visitTree, newTally } from '../src/disk/walk.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
 
@@ -60,12 +60,22 @@ function disk(root: string, cap = 1_000_000) {
   return diskPort({ root, rules: walkRules(['node_modules/', '.git/', '*.log'], undefined, root), followSymlinks: false, walkCap: cap, protect: [], mount: 'work' });
 }
 
-async function walkWith(workers: number, root: string, dir = '', cap?: number): Promise<Walk> {
+/**
+ * A walk with `workers` Workers. `caller`: whether this thread claims batches beside them
+ * (false: the Workers walk every subtree), and for how long it is busy first — as a pass
+ * is, scanning the store — before it lets the walk go on (0: at once).
+ */
+async function walkWith(workers: number, root: string, dir = '', cap?: number, caller: { joins: boolean; busyMs: number } = { joins: false, busyMs: 0 }): Promise<Walk> {
   const was = process.env.WS_WALK_WORKERS;
   process.env.WS_WALK_WORKERS = String(workers);
+  callerWalks.joins = caller.joins;
   try {
-    return await disk(root, cap).walk(dir);
+    const walking = disk(root, cap).walk(dir);
+    // Busy without a turn of the event loop, as a pass's scan of the store is.
+    if (caller.busyMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, caller.busyMs);
+    return await walking;
   } finally {
+    callerWalks.joins = true;
     if (was === undefined) delete process.env.WS_WALK_WORKERS;
     else process.env.WS_WALK_WORKERS = was;
   }
@@ -109,6 +119,30 @@ for (const round of [0, 1, 2]) {
     expect(capped).toEqual(await walkWith(0, root, '', cap));
   });
 }
+
+test(`this thread walks beside one Worker, and the whole is still one thread's walk, entry for entry (seed ${seed})`, async () => {
+  const rand = seededRandom(seed + 7);
+  const { root } = makeTree(rand, 14);
+  await Bun.sleep(100); // past the racy window: fingerprints are plain and comparable
+  await walkWith(0, root); // removes the dead writers' leftovers: every walk below meets the same tree
+  const one = await walkWith(0, root);
+  let byCaller = 0;
+  let byWorkers = 0;
+  // Let go at once, this thread claims the first batches before a Worker is up; busy
+  // first, it finds the Worker has claimed some (or all). Either way: the same walk.
+  for (const busyMs of [0, 300, 0, 300, 0]) {
+    const [c, w] = [callerWalks.parts, walkedInWorkers.parts];
+    const shared = await walkWith(1, root, '', undefined, { joins: true, busyMs });
+    expect(JSON.stringify(shared)).toBe(JSON.stringify(one));
+    byCaller += callerWalks.parts - c;
+    byWorkers += walkedInWorkers.parts - w;
+  }
+  expect(byCaller).toBeGreaterThan(0);
+  expect(byWorkers).toBeGreaterThan(0);
+  // Past the cap, shared: it stops where one thread's stops.
+  const cap = Math.max(1, Math.floor(one.files.length / 3));
+  expect(await walkWith(1, root, '', cap, { joins: true, busyMs: 0 })).toEqual(await walkWith(0, root, '', cap));
+});
 
 test('a file stamped in the future gets a racy fingerprint from a Worker, unlike any other', async () => {
   const rand = seededRandom(seed);
@@ -206,11 +240,11 @@ test('a batch a Worker cannot walk is answered as failed, once, and the Worker g
 });
 
 describe('how many Workers a walk uses', () => {
-  test('none on two cores or fewer, else one a core up to four; WS_WALK_WORKERS says otherwise', () => {
+  test('one on two cores or fewer (this thread walks beside it), else one a core up to four; WS_WALK_WORKERS says otherwise', () => {
     const was = process.env.WS_WALK_WORKERS;
     delete process.env.WS_WALK_WORKERS;
     try {
-      expect([1, 2, 3, 4, 8].map((cores) => workersFor(cores))).toEqual([0, 0, 3, 4, 4]);
+      expect([1, 2, 3, 4, 8].map((cores) => workersFor(cores))).toEqual([1, 1, 3, 4, 4]);
       process.env.WS_WALK_WORKERS = '2';
       expect(workersFor(2)).toBe(2);
     } finally {

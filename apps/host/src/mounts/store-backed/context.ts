@@ -60,6 +60,8 @@ export interface StoreMountContext {
   readonly checksDisk: boolean;
   /** The host serves one command (the CLI's): what a pass kept is let go once it is done with. */
   readonly oneShot: boolean;
+  /** Runs `fn` with its whole walks on this thread, none in Workers (`HostDisk.oneThread`). */
+  walkingAlone<T>(fn: () => Promise<T>): Promise<T>;
   /** Keeps `path` inside the mount; every verb's containment goes through here. */
   contain(path: string, purpose: Purpose): Containment;
   /** True when a directory is at `path` on disk now (a contained path). */

@@ -109,6 +109,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     words: mountWords(config.name),
     checksDisk: config.watch !== 'never',
     oneShot: deps.oneShot === true,
+    walkingAlone: (fn) => realDisk.oneThread(fn),
     contain,
     async isDirectory(path) {
       return realDisk.kindOf(path).kind === 'directory';

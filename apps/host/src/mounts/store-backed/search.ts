@@ -92,7 +92,11 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   // The files nothing moved for come as their records, not as reports: a whole tree's
   // reports (and the views and decisions behind them) were some 15 MiB of a one-shot
   // grep's peak.
-  const result = await ctx.pass(await scopeOf(ctx, path, branch), { unchangedByCount: true, listUnchanged: true });
+  const scope = await scopeOf(ctx, path, branch);
+  const passing = () => ctx.pass(scope, { unchangedByCount: true, listUnchanged: true });
+  // A one-shot grep's peak is its pass: a walk's Worker would add its heap to it (the host
+  // README, "A walk's Worker on two cores"), so this walk keeps to one thread.
+  const result = await (ctx.oneShot ? ctx.walkingAlone(passing) : passing());
   if (result.kind === 'gave-up') return fromStore();
   const reported: SearchItem[] = [];
   for (const r of result.paths) {
