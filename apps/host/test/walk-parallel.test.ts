@@ -7,7 +7,7 @@
  * does; and a file whose times are racy gets a racy fingerprint in a Worker too, unique.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Walk } from '@ws/reconcile';
 import { doneWriting, tempName } from '../src/disk/boundary.ts';
@@ -142,6 +142,45 @@ test(`this thread walks beside one Worker, and the whole is still one thread's w
   // Past the cap, shared: it stops where one thread's stops.
   const cap = Math.max(1, Math.floor(one.files.length / 3));
   expect(await walkWith(1, root, '', cap, { joins: true, busyMs: 0 })).toEqual(await walkWith(0, root, '', cap));
+});
+
+test('a subtree swapped for a symlink to a directory outside, again and again while this thread and a Worker walk, is never walked through', async () => {
+  const root = tempDir('ws-walk-par-swap-');
+  const outside = tempDir('ws-walk-par-outside-');
+  mkdirSync(join(outside, 'deeper'), { recursive: true });
+  writeFileSync(join(outside, 'outside-secret.txt'), 'secret');
+  writeFileSync(join(outside, 'deeper/outside-secret.txt'), 'secret');
+  for (let i = 0; i < 10; i++) {
+    mkdirSync(join(root, `top${i}/in`), { recursive: true });
+    writeFileSync(join(root, `top${i}/in/f.txt`), `${i}`);
+  }
+  // `sub` is a subtree the walk hands out; the swapper exchanges it with `link` (to outside) in a tight loop.
+  mkdirSync(join(root, 'sub/inner'), { recursive: true });
+  writeFileSync(join(root, 'sub/inner/mine.txt'), 'mine');
+  symlinkSync(outside, join(root, 'link'));
+  const swapper = Bun.spawn(['bun', join(import.meta.dir, 'swapper.ts'), root], { stdout: 'pipe', stderr: 'ignore' });
+  try {
+    // The swapper is under way before the walks begin.
+    const reader = swapper.stdout.getReader();
+    await reader.read();
+    reader.releaseLock();
+    let mine = 0;
+    for (let round = 0; round < 40; round++) {
+      const walked = await walkWith(1, root, '', undefined, { joins: true, busyMs: round % 2 === 0 ? 0 : 20 });
+      const said = JSON.stringify(walked);
+      expect(said).not.toContain('outside-secret');
+      expect(said).not.toContain('deeper');
+      // Whichever name the directory had when it was listed: its own file, under that name.
+      if (walked.files.some((f) => f.path === 'sub/inner/mine.txt' || f.path === 'link/inner/mine.txt')) mine++;
+      for (let i = 0; i < 10; i++) expect(walked.files.some((f) => f.path === `top${i}/in/f.txt`)).toBe(true);
+    }
+    // The mount's own directory was walked, under one name or the other, in some of the rounds.
+    expect(mine).toBeGreaterThan(0);
+  } finally {
+    swapper.kill();
+    await swapper.exited;
+  }
+  expect(readdirSync(outside).sort()).toEqual(['deeper', 'outside-secret.txt']);
 });
 
 test('a file stamped in the future gets a racy fingerprint from a Worker, unlike any other', async () => {
