@@ -98,7 +98,7 @@ export interface HostDisk extends DiskPort {
   /**
    * Runs `fn` with every whole walk it makes on this thread, none split among Workers (see
    * `walk-parallel.ts`): a one-shot grep's pass, whose peak memory a walk's Worker would
-   * raise by its heap (some 12 MiB on the bench tree), for a walk a tenth sooner.
+   * raise by its heap (11–13 MiB on the bench tree), for a grep 5–15% sooner.
    */
   oneThread<T>(fn: () => Promise<T>): Promise<T>;
   /**

@@ -114,8 +114,8 @@ const WORKER = typeof WS_WALK_WORKER === 'string' ? WS_WALK_WORKER : './walk-wor
  * ({@link callerWalks}): a pass scans the store while the Worker walks, then both walk.
  * Before this thread joined, Workers made a two-core walk no sooner (a sync with nothing
  * changed took 572 ms on one thread and 580 ms with two Workers, the thread waiting on
- * them); with it, one Worker made that sync some 13% sooner, for some 12 MiB of its peak
- * (the host README, "A walk's Worker on two cores").
+ * them); with it, one Worker took that sync from 430 to 370 ms (medians of 12 pairs), for
+ * 17 MiB more at its peak (the host README, "A walk's Worker on two cores").
  */
 export function walkWorkers(cores: number = availableParallelism()): number {
   const set = process.env.WS_WALK_WORKERS;
