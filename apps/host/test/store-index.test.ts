@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { sha256 } from '../src/host.ts';
 import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { matchQuery } from '../src/store/sqlite-store.ts';
+import { CANDIDATES_SQL, matchQuery } from '../src/store/sqlite-store.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 
 const storePath = () => join(tempDir('ws-store-index-'), 'store.sqlite');
@@ -47,6 +47,30 @@ describe('blobs in the store', () => {
 });
 
 describe('the search index', () => {
+  test('the candidates’ hashes come from the covering index, not the blobs’ rows; a store made before the index gets it and names the same blobs', async () => {
+    const path = storePath();
+    const store = await openStore(path);
+    const texts = Array.from({ length: 30 }, (_, i) => enc(`${i % 3 === 0 ? 'function fooError() {}' : 'nothing here'} ${i}\n`.repeat(200)));
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    while (store.indexSome(5) > 0);
+    const named = [...store.blobsMayHold(['function', 'Error']).may].sort();
+    expect(named).toEqual(texts.filter((_, i) => i % 3 === 0).map((t) => sha256(t)).sort());
+    store.close();
+    const db = new Database(path);
+    const explain = db.prepare(`EXPLAIN QUERY PLAN ${CANDIDATES_SQL}`);
+    const plan = (explain.all('"fun"') as { detail: string }[]).map((r) => r.detail);
+    explain.finalize();
+    expect(plan.some((d) => d.includes('COVERING INDEX blob_id_hash'))).toBe(true);
+    // As a store of schema 4 had it: no index, the migration not applied.
+    db.run('DROP INDEX blob_id_hash');
+    db.run('DELETE FROM migrations WHERE version = 5');
+    db.close();
+    const again = await openStore(path);
+    expect([...again.blobsMayHold(['function', 'Error']).may].sort()).toEqual(named);
+    again.close();
+  });
+
   test('a query asks for every term’s trigrams, quotes doubled', () => {
     expect(matchQuery(['abcdef'])).toBe('"abc" AND "bcd" AND "cde" AND "def"');
     expect(matchQuery(['a"bc', 'abc'])).toBe('"a""b" AND """bc" AND "abc"');
