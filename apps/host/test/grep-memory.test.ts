@@ -13,7 +13,9 @@ import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
 import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
-import { directMount } from '../src/mounts/direct.ts';
+import { diskPort, diskReader } from '../src/disk/disk-port.ts';
+import { walkRules } from '../src/disk/rules.ts';
+import { directMount, WALK_CAP } from '../src/mounts/direct.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
 
@@ -203,6 +205,11 @@ const countedOrdinary: Prescanner = {
   },
 };
 
+/** The disk a direct mount over `config` reads through. */
+function directMountDisk() {
+  return diskPort({ root: config.root, rules: walkRules(config.ignore, undefined, undefined), followSymlinks: config.followSymlinks, walkCap: WALK_CAP, protect: config.protect, mount: config.name });
+}
+
 function withWorkers(pool: ReturnType<typeof grepWorkers>, prescanner: Prescanner = pool.prescanner): Workspace {
   return { mounts: [directMount(config, undefined, undefined, prescanner)], hasDirectMount: true, grep: { runner: pool.runner, timeoutMs: 60_000 } };
 }
@@ -218,28 +225,47 @@ const INPUTS: Record<string, unknown>[] = [
 ];
 
 describe('the limits change no answer', () => {
-  test("a direct mount's reads come in batches within READ_BATCH: tiny files a batch of them, each large file alone", async () => {
-    const seen: { paths: number; bytes: number }[] = [];
+  test("a direct mount's reads come in batches of at most READ_BATCH files, and its Worker holds at most a buffer's worth of them at a time, each large file alone", async () => {
+    const seen: string[][] = [];
     const spy: Prescanner = {
       ...ordinary.prescanner,
       parallel: ordinary.prescanner.parallel,
       run: (job) => ordinary.prescanner.run(job),
       blobs: (job) => ordinary.prescanner.blobs(job),
       read: async (job) => {
-        const paths = job.read?.paths ?? [];
-        const bytes = paths.reduce((n, p) => n + Bun.file(join(root, p)).size, 0);
-        seen.push({ paths: paths.length, bytes });
+        seen.push([...(job.read?.paths ?? [])]);
         return ordinary.prescanner.read(job);
       },
     };
     await answer(withWorkers(ordinary, spy), { pattern: 'return' });
     expect(seen.length).toBeGreaterThan(300 / READ_BATCH.files);
-    for (const b of seen) {
-      expect(b.paths).toBeLessThanOrEqual(READ_BATCH.files);
-      if (b.bytes > READ_BATCH.bytes) expect(b.paths).toBe(1);
+    for (const paths of seen) expect(paths.length).toBeLessThanOrEqual(READ_BATCH.files);
+    // Each batch as its Worker reads it (the mount's reader, into one buffer of READ_BATCH's bytes):
+    // a call holds what fits in the buffer, or one file of its own, never more.
+    const reader = diskReader(directMountDisk().readerSpec);
+    const into = new Uint8Array(READ_BATCH.bytes);
+    let alone = 0;
+    let calls = 0;
+    for (const paths of seen) {
+      for (let from = 0; from < paths.length; ) {
+        const got = await reader.readForSearch(paths.slice(from), config.maxFileSize, into);
+        calls++;
+        expect(got.length).toBeGreaterThan(0);
+        const held = got.map((g) => (g.kind === 'read' ? g.bytes : g.kind === 'file' ? g.bytes : null)).filter((b): b is Uint8Array => b !== null);
+        const own = held.filter((b) => b.length > 0 && b.buffer !== into.buffer);
+        if (own.length > 0) {
+          // A file too large for the buffer came in bytes of its own, and ended the call.
+          expect(own.length).toBe(1);
+          expect(held.at(-1)).toBe(own[0]);
+          alone++;
+        }
+        expect(held.filter((b) => b.buffer === into.buffer).reduce((n, b) => n + b.length, 0)).toBeLessThanOrEqual(into.length);
+        from += got.length;
+      }
     }
+    expect(calls).toBeGreaterThan(seen.length);
     // The large files were read, each alone.
-    expect(seen.filter((b) => b.bytes >= BIG).length).toBe(3);
+    expect(alone).toBe(3);
   });
 
   test('a file a Worker read sends back holds bytes of its own, not a view of the buffer its batch was read into', async () => {
@@ -250,10 +276,12 @@ describe('the limits change no answer', () => {
       read: async (job) => {
         const got = await ordinary.prescanner.read(job);
         for (const v of got?.verdicts ?? []) {
-          if ('none' in v || 'counted' in v || v.reading.kind !== 'file' || v.reading.bytes === null) continue;
+          if ('none' in v || 'counted' in v) continue;
+          const bytes = 'bytes' in v ? v.bytes : v.reading.kind === 'file' ? v.reading.bytes : null;
+          if (bytes === null) continue;
           // A view would carry the whole batch's buffer across (cloned), and tie it to the search.
-          expect(v.reading.bytes.byteOffset).toBe(0);
-          expect(v.reading.bytes.buffer.byteLength).toBe(v.reading.bytes.length);
+          expect(bytes.byteOffset).toBe(0);
+          expect(bytes.buffer.byteLength).toBe(bytes.length);
           back++;
         }
         return got;

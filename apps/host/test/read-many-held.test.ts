@@ -1,5 +1,5 @@
 /**
- * `readMany` (grep's Workers read through it) holds the directories on the way to its
+ * `readMany` (and `readForSearch`, which grep's Workers read through) holds the directories on the way to its
  * files and opens each new one from the nearest it holds. What that must never do:
  * follow a directory on the way that was swapped for a symlink (or renamed away,
  * deleted, or replaced by a FIFO) between two reads of one batch, mix up directories of
@@ -24,10 +24,34 @@ const text = (r: Reading) => (r.kind === 'file' && r.bytes !== null ? dec(r.byte
 const openFds = () => readdirSync('/proc/self/fd').length;
 const PAUSE = 'pause.txt';
 
-/** A batch's reads, as the disk reads them itself or as grep's Workers do (a reader made from its spec). */
-function reader(root: string, how: 'disk' | 'reader'): (paths: readonly string[], maxBytes: number) => Promise<Reading[]> {
+/** How a batch is read: by the disk itself, by a reader made from its spec, or as grep's Workers read it (`readForSearch`). */
+type How = 'disk' | 'reader' | 'search';
+const HOWS: readonly How[] = ['disk', 'reader', 'search'];
+
+/**
+ * A batch's reads, as the disk reads them itself, through a reader, or as grep's Workers
+ * do (`readForSearch`, asked again for the rest until every path is answered; each file
+ * it read whole into the buffer copied out, as a Worker does, before the next call).
+ */
+function reader(root: string, how: How): (paths: readonly string[], maxBytes: number) => Promise<Reading[]> {
   const disk = diskPort(options(root));
-  return how === 'disk' ? disk.readMany : diskReader(disk.readerSpec).readMany;
+  if (how === 'disk') return disk.readMany;
+  const r = diskReader(disk.readerSpec);
+  if (how === 'reader') return r.readMany;
+  return (paths, maxBytes) => searchRead(r, paths, maxBytes);
+}
+
+/** Every path read through `readForSearch` with a small buffer (a few files fit at a time), as readings. */
+async function searchRead(r: ReturnType<typeof diskReader>, paths: readonly string[], maxBytes: number): Promise<Reading[]> {
+  const into = new Uint8Array(64 * 1024);
+  const out: Reading[] = [];
+  while (out.length < paths.length) {
+    for (const g of await r.readForSearch(paths.slice(out.length), maxBytes, into)) {
+      if (g.kind === 'read') out.push({ kind: 'file', meta: { size: g.bytes.length, mtimeMs: 0, ctimeMs: 0, mode: null, fingerprint: '' }, bytes: g.bytes.slice() });
+      else out.push(g.kind === 'file' && g.bytes !== null ? { ...g, bytes: g.bytes.slice() } : g);
+    }
+  }
+  return out;
 }
 
 /** A tree inside (a/b and a/d, each with files and a subdirectory) and one outside with the same names holding a secret. */
@@ -52,7 +76,7 @@ const BATCH = ['a/top.txt', 'a/b/one.txt', PAUSE, ...AFTER];
 
 describe('a batch whose directories change between two of its reads', () => {
   test('a directory on the way swapped for a symlink leading out: never read through, the one not yet opened refused', async () => {
-    for (const how of ['disk', 'reader'] as const) {
+    for (const how of HOWS) {
       const { root, outside } = trees();
       const read = reader(root, how);
       const pending = read(BATCH, 1000);
@@ -76,7 +100,7 @@ describe('a batch whose directories change between two of its reads', () => {
   });
 
   test('a directory on the way renamed away, or deleted: what is not there is absent, nothing is read from elsewhere', async () => {
-    for (const [change, how] of [['renamed', 'disk'], ['deleted', 'disk'], ['renamed', 'reader'], ['deleted', 'reader']] as const) {
+    for (const [change, how] of HOWS.flatMap((h) => [['renamed', h], ['deleted', h]] as const)) {
       const { root, outside } = trees();
       const pending = reader(root, how)(BATCH, 1000);
       if (change === 'renamed') {
@@ -104,10 +128,11 @@ describe('a batch whose directories change between two of its reads', () => {
     }
   });
 
-  test('a directory on the way, or a file, replaced by a FIFO: refused from a stat, never opened, nothing waits', async () => {
+  for (const how of ['reader', 'search'] as const)
+  test(`a directory on the way, or a file, replaced by a FIFO: refused from a stat, never opened, nothing waits (${how})`, async () => {
     const { root } = trees();
     const disk = diskPort(options(root));
-    const pending = diskReader(disk.readerSpec).readMany([...BATCH, 'a/top.txt'], 1000);
+    const pending = how === 'reader' ? diskReader(disk.readerSpec).readMany([...BATCH, 'a/top.txt'], 1000) : searchRead(diskReader(disk.readerSpec), [...BATCH, 'a/top.txt'], 1000);
     rmSync(join(root, 'a/d'), { recursive: true });
     expect(Bun.spawnSync(['mkfifo', join(root, 'a/d')]).exitCode).toBe(0);
     rmSync(join(root, 'a/b/two.txt'));
@@ -139,7 +164,8 @@ describe('many files in deep trees', () => {
     await Bun.sleep(600);
     const before = openFds();
     for (const order of [[...files].sort(), files, shuffled, [...files].reverse()]) {
-      for (const [how, read] of [['disk', disk.readMany], ['reader', diskReader(disk.readerSpec).readMany]] as const) {
+      const r = diskReader(disk.readerSpec);
+      for (const [how, read] of [['disk', disk.readMany], ['reader', r.readMany], ['search', (p: readonly string[], m: number) => searchRead(r, p, m)]] as const) {
         const got = (await read(order, 1000)).map(text);
         expect(got, how).toEqual(order.map((p) => `this is ${p}`));
       }
@@ -178,12 +204,46 @@ describe('many files in deep trees', () => {
   });
 });
 
+describe('the quick read of a search', () => {
+  test('every plain file comes through it, byte for byte, collection after collection; an empty one, one over the limit, a link and a FIFO the careful way', async () => {
+    const root = tempDir('ws-held-quick-');
+    const paths: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      mkdirSync(join(root, `d${i % 7}`), { recursive: true });
+      writeFileSync(join(root, `d${i % 7}/f${i}.txt`), `file ${i} `.repeat(1 + (i % 50)));
+      paths.push(`d${i % 7}/f${i}.txt`);
+    }
+    writeFileSync(join(root, 'empty.txt'), '');
+    writeFileSync(join(root, 'big.txt'), 'x'.repeat(5000));
+    symlinkSync(join(root, 'd0/f0.txt'), join(root, 'link.txt'));
+    expect(Bun.spawnSync(['mkfifo', join(root, 'fifo')]).exitCode).toBe(0);
+    const disk = diskPort({ ...options(root), timestampGranularityMs: 1 });
+    await Bun.sleep(50);
+    const r = diskReader(disk.readerSpec);
+    const into = new Uint8Array(1 << 20);
+    for (let round = 0; round < 5; round++) {
+      // A collection (and the garbage before it) between calls moves what a collector may move.
+      Bun.gc(true);
+      const got = await r.readForSearch(paths, 4000, into);
+      expect(got.length).toBe(paths.length);
+      got.forEach((g, i) => {
+        expect(g.kind).toBe('read');
+        expect(g.kind === 'read' && dec(g.bytes)).toBe(`file ${i} `.repeat(1 + (i % 50)));
+      });
+      const odd = await r.readForSearch(['empty.txt', 'big.txt', 'link.txt', 'fifo'], 4000, into);
+      const careful = await r.readMany(['empty.txt', 'big.txt', 'link.txt', 'fifo'], 4000);
+      expect(odd).toEqual(careful);
+    }
+  });
+});
+
 describe('files rewritten while a batch reads them', () => {
   // Each version is put in by a rename (as editors and ws save): a name may lead to another
   // file between the stat a batch makes of it and its open, and the file read must then be
   // the one stated, or be read again. (A file written in place is another matter: a write
   // in progress changes no stat a reader can see until it ends, for any reader.)
-  test('a file replaced by a rename between its stat and its read: every reading is one whole version, never the stated size of another', async () => {
+  for (const asSearch of [false, true])
+  test(`a file replaced by a rename between its stat and its read: every reading is one whole version, never the stated size of another (${asSearch ? 'search' : 'reader'})`, async () => {
     const root = tempDir('ws-held-writer-');
     const names = Array.from({ length: 6 }, (_, i) => `w${i % 2}/f${i}.txt`);
     mkdirSync(join(root, 'w0'));
@@ -202,7 +262,7 @@ describe('files rewritten while a batch reads them', () => {
       { stdout: 'ignore', stderr: 'inherit' },
     );
     try {
-      const read = reader(root, 'reader');
+      const read = reader(root, asSearch ? 'search' : 'reader');
       let whole = 0;
       for (let round = 0; round < 400; round++) {
         for (const r of await read(names, 1 << 20)) {

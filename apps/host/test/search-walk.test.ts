@@ -5,10 +5,10 @@
  * ignore files, empty and ignored directories.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { diskPort } from '../src/disk/disk-port.ts';
+import { diskPort, type NameWalk } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { walkInParts } from '../src/mounts/direct.ts';
 import { mulberry32 as random } from '../../../test/random.ts';
@@ -65,6 +65,45 @@ describe("a search's walk in parts", () => {
       }
     }
     expect(compared).toBe(12 * 6 * 4);
+  });
+
+  test('a walk by names finds what a walk finds — files, directories, what it passed over and why, leftovers removed — stat-ing no plain file', async () => {
+    let compared = 0;
+    for (let seed = 21; seed <= 30; seed++) {
+      // The same tree twice (a walk removes the leftovers it meets): one walked by names, one walked.
+      const made = [tree(seed), tree(seed)];
+      for (const root of made) {
+        const rand = random(seed);
+        mkdirSync(join(root, 'odd'), { recursive: true });
+        writeFileSync(join(root, 'odd/.ws-tmp-f.txt-99999999-dead1'), 'half');
+        writeFileSync(join(root, `odd/.ws-tmp-f.txt-${process.ppid}-live`), 'being written');
+        symlinkSync('../a', join(root, 'odd/link'));
+        if (rand() < 0.7) expect(Bun.spawnSync(['mkfifo', join(root, 'odd/pipe')]).exitCode).toBe(0);
+        // A leftover is one whose writer is gone (99999999 is no process); the second's writer is alive.
+      }
+      for (const cap of [5, 100_000]) {
+        const disk = (root: string) => diskPort({ root, rules: walkRules(['x.log'], undefined, root), followSymlinks: false, walkCap: cap });
+        const named = (await disk(made[0]).walkNames?.('')) as NameWalk;
+        // The walk on this thread, as a walk by names is (a walk shared with Workers tells its temporary files otherwise).
+        const one = disk(made[1]);
+        const walked = await one.oneThread(() => one.walk(''));
+        expect(named.files.map((f) => f.path)).toEqual(walked.files.map((f) => f.path));
+        expect(named.directories).toEqual(walked.directories);
+        expect(named.passedOver).toEqual(walked.passedOver);
+        expect(named.unreadable).toEqual(walked.unreadable);
+        expect(named.incomplete).toEqual(walked.incomplete);
+        // A size where a stat was made (a ws temporary file) is the walk's.
+        for (const f of named.files) if (f.size !== undefined) expect(f.size).toBe(walked.files.find((w) => w.path === f.path)?.meta.size as number);
+        expect(named.files.filter((f) => f.size === undefined).length).toBeGreaterThan(0);
+        compared++;
+      }
+      // The old leftover is gone from both trees, the live one kept.
+      for (const root of made) {
+        expect(existsSync(join(root, 'odd/.ws-tmp-f.txt-99999999-dead1'))).toBe(false);
+        expect(existsSync(join(root, `odd/.ws-tmp-f.txt-${process.ppid}-live`))).toBe(true);
+      }
+    }
+    expect(compared).toBe(20);
   });
 
   test('an unwalked tree is no whole walk: a part that cannot be read leaves the deferred sweep alone', async () => {

@@ -90,6 +90,13 @@ export interface HostDisk extends DiskPort {
    */
   walk(dir: string, options?: { readonly shallow?: boolean; readonly continuing?: boolean }): Promise<Walk>;
   /**
+   * {@link walk} for a search, which reads every file it finds anyway (with a stat of its
+   * own): the same files, directories and counts, but a file its directory records as
+   * regular is not stat'd, so its size is unknown (undefined). One walk (or one part of a
+   * walk in parts) on this thread.
+   */
+  walkNames?(dir: string, options?: { readonly shallow?: boolean; readonly continuing?: boolean }): Promise<NameWalk>;
+  /**
    * Told that a caller walked all of `dir` in parts, each complete and readable (a
    * search's walk): where `dir` is the root, that is a whole walk, and the deferred sweep
    * of leftovers is not needed (see {@link diskPort}).
@@ -127,6 +134,9 @@ export interface HostDisk extends DiskPort {
   readonly readerSpec: ReaderSpec;
 }
 
+/** A walk's answer where only the names were wanted ({@link HostDisk.walkNames}). */
+export type NameWalk = Omit<Walk, 'files'> & { readonly files: readonly { readonly path: string; readonly size: number | undefined }[] };
+
 /** What reading a mount's files needs of its disk, as plain data (it crosses to a Worker). */
 export type ReaderSpec = Pick<DiskOptions, 'root' | 'followSymlinks' | 'storeRel' | 'protect' | 'mount' | 'coarseTimesMs'> & {
   readonly timestampGranularityMs: number;
@@ -140,7 +150,20 @@ export interface DiskReader {
    * the rest into bytes of their own.
    */
   readMany(paths: readonly string[], maxBytes: number, into?: Uint8Array): Promise<Reading[]>;
+  /**
+   * {@link readMany} for a search, which wants only the bytes, in what `into` holds: the
+   * first of `paths` read one after another, as many as fit in `into` (at least one: a
+   * first file larger than `into` is read into bytes of its own) — the caller asks again
+   * for the rest. A plain regular file (at most `maxBytes`, not empty, not changing) comes
+   * as `{ kind: 'read', bytes }`, a view of `into` read with every guard of a careful read
+   * but no stat or metadata object made for it (`HeldDir.readWhole`); any other as
+   * `readMany` reads it. The same files, the same bytes, the same answers.
+   */
+  readForSearch(paths: readonly string[], maxBytes: number, into: Uint8Array): Promise<SearchReading[]>;
 }
+
+/** What {@link DiskReader.readForSearch} found for one path: the bytes of a plain file, or a reading as `readMany` gives it. */
+export type SearchReading = { readonly kind: 'read'; readonly bytes: Uint8Array } | Reading;
 
 /** What a ranged read found: the bytes and the file's metadata, or why not. */
 export type RangeReading =
@@ -802,6 +825,48 @@ function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number, 
   }
 }
 
+/**
+ * {@link DiskReader.readForSearch}: each plain path read whole from its held parent
+ * (`HeldDir.readWhole`) where the file is plain and fits; any other as {@link readMany}
+ * reads it (its checks say why, or read it otherwise); up to the first that does not fit
+ * in what is left of `into`.
+ */
+async function readForSearch(disk: Disk, paths: readonly string[], maxBytes: number, into: Uint8Array): Promise<SearchReading[]> {
+  const dirs: BatchDirs = new Map();
+  const out: SearchReading[] = [];
+  let at = 0;
+  try {
+    for (const path of paths) {
+      if (PLAIN.test(path) && !path.includes('\0')) {
+        const slash = path.lastIndexOf('/');
+        const parentRel = slash < 0 ? '' : path.slice(0, slash);
+        const parent = batchParent(disk, dirs, parentRel);
+        if (parent !== null && parent.rel === parentRel && parent.dir.readWhole !== undefined && bounded(disk, path, path, 'read') === null) {
+          const n = parent.dir.readWhole(path.slice(slash + 1), into, at, maxBytes);
+          if (n > 0) {
+            out.push({ kind: 'read', bytes: into.subarray(at, at + n) });
+            at += n;
+            continue;
+          }
+          // The rest waits for the caller's next call, when `into` is free again.
+          if (n === -2 && at > 0) break;
+        }
+      }
+      const free = into.subarray(at);
+      const got = readHeld(disk, dirs, path, maxBytes, free) ?? (await readFile(disk, path, maxBytes, free));
+      out.push(got);
+      if (got.kind === 'file' && got.bytes !== null && got.bytes.length > 0) {
+        if (got.bytes.buffer === into.buffer) at += got.bytes.length;
+        // A file of its own (it did not fit) goes alone, as a first file too large for `into` does.
+        else break;
+      }
+    }
+  } finally {
+    for (const held of dirs.values()) held?.dir.close();
+  }
+  return out;
+}
+
 async function readMany(disk: Disk, paths: readonly string[], maxBytes: number, into?: Uint8Array): Promise<Reading[]> {
   const dirs: BatchDirs = new Map();
   const out: Reading[] = [];
@@ -1039,18 +1104,34 @@ function walkPartDir(disk: Disk, from: string): HeldDir | null {
 }
 
 function walkDir(disk: Disk, dir: string, shallow: boolean, continuing = false): Walk {
+  const files: { path: string; meta: FileMeta }[] = [];
+  const rest = walkDirWith(disk, dir, shallow, continuing, false, (path, info) => {
+    if (info !== null) files.push({ path, meta: metaOf(disk, info) });
+  });
+  return { files, ...rest };
+}
+
+/** {@link HostDisk.walkNames}: {@link walkDir} with the files' names alone (and a size where a stat was made). */
+function walkNames(disk: Disk, dir: string, shallow: boolean, continuing: boolean): NameWalk {
+  const files: { path: string; size: number | undefined }[] = [];
+  const rest = walkDirWith(disk, dir, shallow, continuing, true, (path, info) => {
+    files.push({ path, size: info === null ? undefined : info.size });
+  });
+  return { files, ...rest };
+}
+
+function walkDirWith(disk: Disk, dir: string, shallow: boolean, continuing: boolean, namesOnly: boolean, onFile: (path: string, info: StatInfo | null) => void): Omit<Walk, 'files'> {
   dropReadDirs(disk);
   if (!continuing) dropWalkDirs(disk);
   const { root, rules, followSymlinks, walkCap } = disk.options;
   const tally = newTally();
-  const files: { path: string; meta: FileMeta }[] = [];
   const directories: string[] = [];
   const passedOver: { path: string; reason: string; directory: boolean }[] = [];
   if (continuing) putOffSweep(disk);
   const fromDir = continuing ? walkPartDir(disk, dir) : null;
   if (fromDir === null) {
     const where = contain(disk, dir, 'read');
-    if (!where.ok) return { files, directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
+    if (!where.ok) return { directories, passedOver, unreadable: [{ path: dir, reason: where.message }], incomplete: null };
   }
   // Each walk reads the ignore files as they are now: a .gitignore edited while a server runs counts from the next walk.
   if (!continuing || disk.walk === undefined) {
@@ -1067,16 +1148,17 @@ function walkDir(disk: Disk, dir: string, shallow: boolean, continuing = false):
       shallow,
       onPassOver: (path, reason, directory) => passedOver.push({ path, reason, directory }),
       ...(fromDir === null ? {} : { fromDir }),
+      ...(namesOnly ? { namesOnly } : {}),
     },
     tally,
     belowFtlNow((path: string, kind: 'file' | 'directory', info: StatInfo | null) => {
       if (kind === 'directory') directories.push(path);
-      else if (info !== null) files.push({ path, meta: metaOf(disk, info) });
+      else onFile(path, info);
     }),
   );
   // A whole walk removed every leftover it met, as the deferred sweep would: the sweep is not needed.
   if (normal(dir) === '' && !shallow && tally.incomplete === undefined && tally.unreadable.length === 0) cancelSweep(disk);
-  return { files, directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
+  return { directories, passedOver, unreadable: tally.unreadable, incomplete: tally.incomplete ?? null };
 }
 
 /**
@@ -1204,7 +1286,10 @@ const NO_WALK: WalkRules = { passOver: () => undefined };
 export function diskReader(spec: ReaderSpec): DiskReader {
   const options: DiskOptions = { ...spec, rules: NO_WALK, walkCap: 0 };
   const disk: Disk = { options, bounds: boundary(spec.storeRel, spec.protect ?? []), time: timeKeeping(options), racyReads: new Map() };
-  return { readMany: (paths, maxBytes, into) => readMany(disk, paths, maxBytes, into) };
+  return {
+    readMany: (paths, maxBytes, into) => readMany(disk, paths, maxBytes, into),
+    readForSearch: (paths, maxBytes, into) => readForSearch(disk, paths, maxBytes, into),
+  };
 }
 
 /**
@@ -1231,6 +1316,7 @@ export function diskPort(options: DiskOptions): HostDisk {
     stat: async (path) => stat(disk, path),
     read: (path, maxBytes, into) => readFile(disk, path, maxBytes, into),
     walk: (dir, walkOptions) => walkSoon(disk, dir, walkOptions?.shallow ?? false, walkOptions?.continuing ?? false),
+    walkNames: async (dir, walkOptions) => walkNames(disk, dir, walkOptions?.shallow ?? false, walkOptions?.continuing ?? false),
     walkedWhole: (dir) => {
       if (normal(dir) === '') cancelSweep(disk);
     },

@@ -33,6 +33,13 @@ export interface HeldDir {
   lstat(name: string): StatInfo | null;
   /** Opens the file `name` (never through a symlink); a descriptor for `node:fs` calls. */
   openFile(name: string, purpose: OpenPurpose, mode?: number): number;
+  /**
+   * The regular file `name` read whole into `into` from `at` with the guards of a careful
+   * read (`Libc.readWholeAt`): its length; -2 where it does not fit there; -1 where
+   * anything is unusual (then read it the careful way). Absent where the directory is
+   * held by path (the fallback).
+   */
+  readonly readWhole?: (name: string, into: Uint8Array, at: number, maxBytes: number) => number;
   /** The subdirectory `name`, held (fails with ENOTDIR or ELOOP where it is a symlink). */
   openDir(name: string): HeldDir;
   mkdir(name: string): void;
@@ -138,6 +145,10 @@ class FdDir implements HeldDir {
 
   openDir(name: string): HeldDir {
     return new FdDir(this.c, this.c.openat(this.fd, name, DIR_FLAGS));
+  }
+
+  readWhole(name: string, into: Uint8Array, at: number, maxBytes: number): number {
+    return this.c.readWholeAt(this.fd, name, into, at, maxBytes);
   }
 
   mkdir(name: string): void {

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type makeIgnore from 'ignore';
 import type { Ignore, Options } from 'ignore';
-import { belowFtlNow } from './one-shot.ts';
+import { belowFtl, belowFtlNow } from './one-shot.ts';
 
 let factory: typeof makeIgnore | undefined;
 
@@ -24,6 +24,22 @@ const ENDING = /^\*[A-Za-z0-9._-]+$/;
 
 /** ASCII letters lowered, nothing else: how a case-blind regex without the `u` flag compares ASCII names. */
 const asciiLower = (s: string) => (/[A-Z]/.test(s) ? s.replace(/[A-Z]/g, (c) => c.toLowerCase()) : s);
+
+/**
+ * Whether `s` from `at` to its end is `lower` (already {@link asciiLower}ed), ASCII letters
+ * compared case-blind, nothing else folded: a walk asks it of every name, so nothing is
+ * made for the answer.
+ */
+function sameAsciiBlind(s: string, at: number, lower: string): boolean {
+  if (s.length - at !== lower.length) return false;
+  for (let k = 0; k < lower.length; k++) {
+    const c = s.charCodeAt(at + k);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+belowFtl(sameAsciiBlind);
 
 /**
  * The mount's `ignore` (or `protect`) list as a test answering the rule that passes over
@@ -52,10 +68,11 @@ export function mountRules(patterns: readonly string[]): MountTest | undefined {
     const anyForFiles = rules.some((r) => !r.dirOnly);
     const matching = belowFtlNow((segment: string, asDir: boolean): string | null => {
       if (!asDir && !anyForFiles) return null;
-      const name = asciiLower(segment);
       for (const r of rules) {
         if (r.dirOnly && !asDir) continue;
-        if (r.name !== null ? name === r.name : r.ending !== null && name.endsWith(r.ending)) return r.pattern;
+        if (r.name !== null ? sameAsciiBlind(segment, 0, r.name) : r.ending !== null && segment.length >= r.ending.length && sameAsciiBlind(segment, segment.length - r.ending.length, r.ending)) {
+          return r.pattern;
+        }
       }
       return null;
     });

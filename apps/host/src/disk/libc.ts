@@ -126,6 +126,18 @@ export interface Libc {
   /** Closes a descriptor (as `closeSync`, without its checks: a walk closes one per directory). */
   close(fd: number): void;
   /**
+   * Reads the regular file `name` in `dirfd` whole into `into` from `at`, as a careful read
+   * does — a stat of the name first (a regular file, not a link), opened without following
+   * a link or blocking, a stat of the descriptor before a byte is read (a FIFO swapped in
+   * meanwhile is never read from) and after (the file did not change while it was read) —
+   * but with no object made for any of it: a grep reads every file of a tree so. Its
+   * length; -2 where it is a plain file that does not fit in `into` from `at` (nothing is
+   * read); -1 wherever anything else is unusual (not a regular file, empty, over
+   * `maxBytes`, changed, any failure): the caller then reads it the careful way, which
+   * says why.
+   */
+  readWholeAt(dirfd: number, name: string, into: Uint8Array, at: number, maxBytes: number): number;
+  /**
    * Takes a read lease on `fd` (opened read-only), its break signalled with SIGWINCH
    * (ignored by default) rather than SIGIO (which would end the process): `held` where
    * nobody has the file open for writing — until `fd` is closed, no one can open it to
@@ -165,6 +177,7 @@ function bind(): Libc | null {
       fcntl: { args: [i32, i32, i32], returns: i32 },
       lseek: { args: [i32, FFIType.i64, i32], returns: FFIType.i64 },
       getdents64: { args: [i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+      pread: { args: [i32, FFIType.ptr, FFIType.u64, FFIType.i64], returns: FFIType.i64 },
       close: { args: [i32], returns: i32 },
       __errno_location: { args: [], returns: FFIType.ptr },
     });
@@ -237,6 +250,48 @@ function bind(): Libc | null {
       }
     }
   };
+  // Two more stat buffers for a whole read: the descriptor's before and after the read, compared as bytes.
+  // Each over an ArrayBuffer of its own: JavaScriptCore may move a small typed array's
+  // bytes (a pointer taken of one then reads stale memory), never an ArrayBuffer's.
+  const before = new Uint8Array(new ArrayBuffer(160));
+  const beforeView = new DataView(before.buffer);
+  const beforePtr = ptr(before);
+  const after = new Uint8Array(new ArrayBuffer(160));
+  const afterPtr = ptr(after);
+  // An empty name, for a stat of the descriptor itself; its pointer taken at each call, so the buffer is held by the function.
+  const empty = new Uint8Array(new ArrayBuffer(1));
+  const READ_FLAGS = O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC;
+  /** The fields two stats of one unchanged file share: inode (8 bytes at 8), size (48), mtime and ctime (88–120). */
+  const unchanged = (): boolean => {
+    for (let k = 8; k < 16; k++) if (before[k] !== after[k]) return false;
+    for (let k = 48; k < 56; k++) if (before[k] !== after[k]) return false;
+    for (let k = 88; k < 120; k++) if (before[k] !== after[k]) return false;
+    return true;
+  };
+  const pread = c.pread as unknown as (fd: number, buf: number, count: number, offset: number) => number | bigint;
+  const readWholeAt = (dirfd: number, name: string, into: Uint8Array, at: number, maxBytes: number): number => {
+    const n = cname(name);
+    if (c.fstatat(dir(dirfd), n, bufPtr, AT_SYMLINK_NOFOLLOW) < 0 || (view.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
+    const fd = c.openat(dir(dirfd), n, READ_FLAGS, 0);
+    if (fd < 0) return -1;
+    try {
+      if (c.fstatat(fd, ptr(empty), beforePtr, AT_EMPTY_PATH) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
+      const size = beforeView.getUint32(52, true) * 4294967296 + beforeView.getUint32(48, true);
+      if (size === 0 || size > maxBytes) return -1;
+      if (at + size > into.length) return -2;
+      const base = ptr(into, at);
+      let off = 0;
+      while (off < size) {
+        const got = Number(pread(fd, base + off, size - off, off));
+        if (got <= 0) break;
+        off += got;
+      }
+      if (off !== size || c.fstatat(fd, ptr(empty), afterPtr, AT_EMPTY_PATH) < 0 || !unchanged()) return -1;
+      return size;
+    } finally {
+      c.close(fd);
+    }
+  };
   const link = new Uint8Array(4097);
   const linkPtr = ptr(link);
   const decoder = new TextDecoder();
@@ -279,6 +334,7 @@ function bind(): Libc | null {
       return decoder.decode(link.subarray(0, n));
     },
     readDirectory,
+    readWholeAt,
     close(fd) {
       if (c.close(fd) < 0) {
         const e = errno();
@@ -292,7 +348,7 @@ function bind(): Libc | null {
     },
   };
   // What a walk calls for every entry.
-  belowFtl(u64, info, cname, readDirectory, bound.lstatat, bound.openat, bound.close);
+  belowFtl(u64, info, cname, readDirectory, bound.lstatat, bound.openat, bound.close, readWholeAt, unchanged);
   return bound;
 }
 

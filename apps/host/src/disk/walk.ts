@@ -48,6 +48,13 @@ export interface WalkOptions {
    * opened from the root again, and left open for the caller.
    */
   readonly fromDir?: HeldDir;
+  /**
+   * Only the names are wanted (a search reads each file anyway, with a stat of its own):
+   * a file its directory records as regular is told without a stat (`info` null), so a
+   * walk costs a listing a directory, not a stat a file. A ws temporary file is still
+   * stat'd (its age says whether it is a leftover), and an entry of unknown type too.
+   */
+  readonly namesOnly?: boolean;
 }
 
 /** A new, empty tally. */
@@ -55,11 +62,14 @@ export function newTally(): WalkTally {
   return { passedOver: {}, unreadable: [] };
 }
 
-/** What a walk tells of one entry: a file with its stat, or a directory. */
+/** What a walk tells of one entry: a file with its stat (null where the walk is `namesOnly` and needed none), or a directory. */
 export type Visit = (path: string, kind: 'file' | 'directory', info: StatInfo | null) => void;
 
 /** An entry as classified; a directory reached through a followed link is opened from the root again. */
-type Found = { kind: 'file'; info: StatInfo } | { kind: 'directory'; viaLink: boolean } | { kind: 'other' } | { kind: 'gone' };
+type Found = { kind: 'file'; info: StatInfo | null } | { kind: 'directory'; viaLink: boolean } | { kind: 'other' } | { kind: 'gone' };
+
+/** A regular file told by name alone (`namesOnly`). */
+const NAMED_FILE: Found = { kind: 'file', info: null };
 
 function found(info: StatInfo | null, viaLink: boolean): Found {
   if (info === null) return { kind: 'gone' };
@@ -80,8 +90,9 @@ function throughLink(root: string, rel: string): Found | PassedOverReason {
 }
 
 /** What one directory entry is, from its type and (for a file) a stat; never opened. */
-function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: DirEntry, rel: string): Found | PassedOverReason {
+function classify(root: string, followSymlinks: boolean, dir: HeldDir, d: DirEntry, rel: string, namesOnly: boolean): Found | PassedOverReason {
   const hint = d.type;
+  if (namesOnly && hint === 'file' && !d.name.startsWith(TEMP_PREFIX)) return NAMED_FILE;
   if (hint === 'other') return 'not a regular file or directory';
   if (hint === 'symlink' && !followSymlinks) return 'symbolic link (the mount does not follow links)';
   if (hint === 'symlink') return throughLink(root, rel);
@@ -105,6 +116,7 @@ belowFtl(found, classify, holds);
  */
 export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit): void {
   const { root, rules, followSymlinks, cap } = options;
+  const namesOnly = options.namesOnly === true;
   let seen = 0;
   const visited = new Set<string>();
   const nowMs = Date.now();
@@ -129,7 +141,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       const childRel = prefix + d.name;
       let f: Found | PassedOverReason;
       try {
-        f = classify(root, followSymlinks, dir, d, childRel);
+        f = classify(root, followSymlinks, dir, d, childRel, namesOnly);
       } catch (err) {
         tally.unreadable.push({ path: childRel, reason: describeFsError(err) });
         continue;
@@ -143,9 +155,9 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
         count('not a regular file or directory', childRel, false);
         continue;
       }
-      if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && options.onTemporary !== undefined) {
+      if (f.kind === 'file' && f.info !== null && d.name.startsWith(TEMP_PREFIX) && options.onTemporary !== undefined) {
         options.onTemporary(childRel, f.info.mtimeSec * 1000);
-      } else if (f.kind === 'file' && d.name.startsWith(TEMP_PREFIX) && isLeftover(d.name, f.info.mtimeSec * 1000, nowMs)) {
+      } else if (f.kind === 'file' && f.info !== null && d.name.startsWith(TEMP_PREFIX) && isLeftover(d.name, f.info.mtimeSec * 1000, nowMs)) {
         try {
           dir.unlink(d.name);
         } catch {

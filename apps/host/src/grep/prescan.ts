@@ -47,11 +47,19 @@ export interface ScannedAhead {
 /** A file's verdict as it crosses back from a Worker: none, its bytes with the scan made of them (where certain), the scan alone (`counting`), or null. */
 export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead } | Counted | null;
 
-/** A read file's verdict as it crosses back: none (its size), its reading with the scan made of it (where certain), or the scan alone (`counting`). */
-export type WorkerReadVerdict = { readonly none: number } | { readonly reading: Reading; readonly scan?: ScannedAhead } | Counted;
+/**
+ * A read file's verdict as it crosses back: none (its size), its reading — or where the
+ * file was read whole as a search reads it (`DiskReader.readForSearch`), its bytes
+ * alone — with the scan made of it (where certain), or the scan alone (`counting`).
+ */
+export type WorkerReadVerdict =
+  | { readonly none: number }
+  | { readonly reading: Reading; readonly scan?: ScannedAhead }
+  | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead }
+  | Counted;
 
-/** What a read batch found for one path: no line matches (the file's size), or the reading (search it). */
-export type ReadVerdict = { readonly none: number } | { readonly reading: Reading } | Counted;
+/** What a read batch found for one path: no line matches (the file's size), the reading or the bytes (search it), or the scan alone. */
+export type ReadVerdict = { readonly none: number } | { readonly reading: Reading } | { readonly bytes: Uint8Array } | Counted;
 
 /**
  * A batch's answer: a verdict per file, and `slow` where one file's scan ran past its

@@ -329,6 +329,11 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         if ('none' in v) callerBound.searched(v.none);
         if ('counted' in v) callerBound.searched(v.counted.size);
         if ('none' in v || 'counted' in v) return v;
+        if ('bytes' in v) {
+          callerBound.searched(v.bytes.length);
+          remember(job, v.bytes, v.scan);
+          return { bytes: v.bytes };
+        }
         if (v.reading.kind === 'file' && v.reading.bytes !== null) {
           callerBound.searched(v.reading.bytes.length);
           remember(job, v.reading.bytes, v.scan);

@@ -13,7 +13,7 @@ import { fullGC, heapSize } from 'bun:jsc';
 import { type MatchJob, type MatchJobResult, runMatchJob, scanAhead } from '@ws/grep';
 import { UnpackArena } from '../store/unpack-arena.ts';
 import type { Reading } from '@ws/reconcile';
-import { type DiskReader, diskReader } from '../disk/disk-port.ts';
+import { type DiskReader, diskReader, type SearchReading } from '../disk/disk-port.ts';
 import { keptConnection, mapStoreFile, readPackedBlobs, releasePackedBlobs } from './blob-file.ts';
 import { HeapBound, itemLimitMs, PROGRESS_MS, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
@@ -91,43 +91,63 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
   }
   const arena = arenas.pop() ?? new Uint8Array(READ_BATCH.bytes);
   try {
-    const readings = await reader.readMany(job.read.paths, job.read.maxBytes, arena);
-    // Read: the search's time starts now.
-    self.postMessage({ id, progress: 0 });
-    const k: number[] = [];
-    readings.forEach((r, i) => {
-      if (r.kind === 'file' && r.bytes !== null && r.bytes.length > 0) k.push(i);
-    });
-    const { verdicts: found, slow } = prescan(id, { ...job, items: k.map((i) => ({ bytes: (readings[i] as { bytes: Uint8Array }).bytes })) }, false);
+    const verdicts: WorkerReadVerdict[] = [];
     const moved: ArrayBuffer[] = [];
-    // What goes back holds bytes of its own: the arena is this Worker's, for the next batch.
-    const own = (reading: Reading): Reading => {
-      if (reading.kind !== 'file' || reading.bytes === null || reading.bytes.buffer !== arena.buffer) return reading;
-      const bytes = reading.bytes.slice();
-      moved.push(bytes.buffer);
-      return { ...reading, bytes };
+    // What goes back holds bytes of its own: the arena is this Worker's, for the next files.
+    const ownBytes = (bytes: Uint8Array): Uint8Array => {
+      if (bytes.buffer !== arena.buffer) return bytes;
+      const own = bytes.slice();
+      moved.push(own.buffer);
+      return own;
     };
-    const verdicts: WorkerReadVerdict[] = readings.map((reading) => ({ reading }));
-    readings.forEach((reading, i) => {
-      if (reading.kind === 'file' && reading.bytes !== null && reading.bytes.length > 0) return;
-      verdicts[i] = { reading: own(reading) };
-    });
-    k.forEach((i, n) => {
-      const v = found[n];
-      const reading = readings[i] as Reading & { kind: 'file'; bytes: Uint8Array };
-      if (v === 'none') verdicts[i] = { none: reading.meta.size };
-      else if (v !== null && 'counted' in v) {
-        verdicts[i] = v;
-        moved.push(...scanBuffers(v.counted.scan));
-      } else if (v !== null && v.scan !== undefined) {
-        verdicts[i] = { reading: own(reading), scan: v.scan };
-        moved.push(...scanBuffers(v.scan.result));
-      } else verdicts[i] = { reading: own(reading) };
-    });
+    const own = (reading: Reading): Reading => (reading.kind !== 'file' || reading.bytes === null ? reading : { ...reading, bytes: ownBytes(reading.bytes) });
+    const back = (reading: SearchReading, scan?: ScannedAhead): WorkerReadVerdict =>
+      reading.kind === 'read' ? { bytes: ownBytes(reading.bytes), ...(scan ? { scan } : {}) } : { reading: own(reading), ...(scan ? { scan } : {}) };
+    let slow = false;
+    // As many files at a time as the arena holds: each searched before the next are read into it.
+    for (let from = 0; from < job.read.paths.length; ) {
+      const readings = await reader.readForSearch(from === 0 ? job.read.paths : job.read.paths.slice(from), job.read.maxBytes, arena);
+      from += readings.length;
+      // Read: the search's time starts now.
+      self.postMessage({ id, progress: 0 });
+      const k: number[] = [];
+      readings.forEach((r, i) => {
+        if (bytesOf(r) !== undefined) k.push(i);
+      });
+      // A file past its limit made the pattern slow: the caller searches the rest itself.
+      let found: WorkerVerdict[] = k.map(() => null);
+      if (!slow) {
+        const scanned = prescan(id, { ...job, items: k.map((i) => ({ bytes: bytesOf(readings[i]) as Uint8Array })) }, false);
+        found = scanned.verdicts;
+        slow = scanned.slow;
+      }
+      let n = 0;
+      readings.forEach((reading, i) => {
+        if (k[n] !== i) {
+          verdicts.push(back(reading));
+          return;
+        }
+        const v = found[n++];
+        if (v === 'none') verdicts.push({ none: (bytesOf(reading) as Uint8Array).length });
+        else if (v !== null && 'counted' in v) {
+          verdicts.push(v);
+          moved.push(...scanBuffers(v.counted.scan));
+        } else if (v !== null && v.scan !== undefined) {
+          verdicts.push(back(reading, v.scan));
+          moved.push(...scanBuffers(v.scan.result));
+        } else verdicts.push(back(reading));
+      });
+    }
     return { verdicts, moved, slow };
   } finally {
     arenas.push(arena);
   }
+}
+
+/** A reading's bytes where there are some to search (a file read whole, not empty); else undefined. */
+function bytesOf(reading: SearchReading): Uint8Array | undefined {
+  if (reading.kind === 'read') return reading.bytes;
+  return reading.kind === 'file' && reading.bytes !== null && reading.bytes.length > 0 ? reading.bytes : undefined;
 }
 
 /** A batch of blobs: read from the store's file here, each searched ahead; null for a hash the file lacks. */

@@ -7,10 +7,10 @@
  * byte for byte), so a save made meanwhile is never overwritten; it puts back what it
  * wrote if a later write fails, so a batch lands whole or not at all.
  */
-import { type FileMeta, looksBinary, type Reading, type UnlinkResult, type Walk, type WriteResult } from '@ws/reconcile';
+import { type FileMeta, looksBinary, type Reading, type UnlinkResult, type WriteResult } from '@ws/reconcile';
 import { type Change, type Entry, type ListOutcome, type Mount, type ReadOutcome, type Refusal, type Report, type SearchFile, type SearchQuery, largeFileChange } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
-import { diskPort, type HostDisk } from '../disk/disk-port.ts';
+import { diskPort, type HostDisk, type NameWalk } from '../disk/disk-port.ts';
 import { aheadOf, batches, type Prescanner, prescanJob, READ_BATCH } from '../grep/prescan.ts';
 import { walkRules } from '../disk/rules.ts';
 import { largeFile, largeSearchFile } from './large-file.ts';
@@ -97,9 +97,10 @@ async function searched(disk: HostDisk, words: Words, offer: SearchFile | { read
  * mount's disk, as its `readMany` reads them): what the search is offered for each. A
  * batch the Worker could not finish is read here, and the rest of the search too.
  */
-async function readAhead(disk: HostDisk, config: MountConfig, files: readonly { path: string; size: number }[], query: SearchQuery, prescanner: Prescanner, on: { on: boolean }): Promise<(SearchFile | { readonly overLimit: string } | undefined)[]> {
+async function readAhead(disk: HostDisk, config: MountConfig, files: readonly Walked[], query: SearchQuery, prescanner: Prescanner, on: { on: boolean }): Promise<(SearchFile | { readonly overLimit: string } | undefined)[]> {
   const paths = files.map((f) => f.path);
-  const largest = files.reduce((n, f) => Math.max(n, Math.min(f.size, config.maxFileSize)), 0);
+  // A size the walk did not take counts as the largest a file may be read at (it bounds how long the Worker may take).
+  const largest = files.reduce((n, f) => Math.max(n, Math.min(f.size ?? config.maxFileSize, config.maxFileSize)), 0);
   const answer = on.on ? await prescanner.read(prescanJob(query, [], largest, { spec: disk.readerSpec, paths, maxBytes: config.maxFileSize })) : undefined;
   // A Worker ended inside a file (or failed): the search reads the rest itself.
   if (answer === undefined) on.on = false;
@@ -110,6 +111,7 @@ async function readAhead(disk: HostDisk, config: MountConfig, files: readonly { 
   return paths.map((rel, k) => {
     const v = answer.verdicts[k];
     if ('none' in v) return { path: rel, noMatch: true as const, size: v.none };
+    if ('bytes' in v) return { path: rel, bytes: v.bytes };
     return 'counted' in v ? { path: rel, counted: v.counted } : offered(rel, v.reading);
   });
 }
@@ -141,7 +143,8 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
   // Files are read a batch at a time and searched ahead in grep's Workers, several batches
   // at once, as the walk finds them: the Workers read one part while the next is walked.
   const on = { on: true };
-  const chunks = batchesOf(parts, (f) => Math.max(1, Math.min(f.size, config.maxFileSize)));
+  // Files of unknown size count as small: a batch is then cut by its count, and its Worker reads as many at a time as its buffer holds.
+  const chunks = batchesOf(parts, (f) => Math.max(1, Math.min(f.size ?? 1, config.maxFileSize)));
   for await (const batch of aheadOf(chunks, (c) => readAhead(disk, config, c, query, prescanner, on), prescanner.parallel + 1)) {
     for (const offer of batch) {
       const file = await searched(disk, words, offer);
@@ -150,10 +153,10 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
   }
 }
 
-/** A file the search reads, as its walk found it. */
+/** A file the search reads, as its walk found it: its size where the walk stat'd it (a walk by names does not). */
 interface Walked {
   readonly path: string;
-  readonly size: number;
+  readonly size: number | undefined;
 }
 
 async function* single<T>(list: T): AsyncIterable<T> {
@@ -168,18 +171,25 @@ async function* single<T>(list: T): AsyncIterable<T> {
 export const PART_DEPTH = 3;
 
 /** A walk's entries in its order: plain string order, with a "/" after a directory's name (`visitTree`). */
-function inWalkOrder(walked: Walk): { readonly path: string; readonly file?: Walked }[] {
+function inWalkOrder(walked: NameWalk): { readonly path: string; readonly file?: Walked }[] {
   const { files, directories } = walked;
   const out: { path: string; file?: Walked }[] = [];
   let f = 0;
   let d = 0;
   while (f < files.length || d < directories.length) {
     if (d >= directories.length || (f < files.length && files[f].path < `${directories[d]}/`)) {
-      const { path, meta } = files[f++];
-      out.push({ path, file: { path, size: meta.size } });
+      const file = files[f++];
+      out.push({ path: file.path, file });
     } else out.push({ path: directories[d++] });
   }
   return out;
+}
+
+/** A walk by names where the disk has one (a search reads every file anyway, with a stat of its own), else a walk. */
+async function walkForSearch(disk: HostDisk, at: string, options: { readonly shallow: boolean; readonly continuing: boolean }): Promise<NameWalk> {
+  if (disk.walkNames !== undefined) return disk.walkNames(at, options);
+  const walked = await disk.walk(at, options);
+  return { ...walked, files: walked.files.map((f) => ({ path: f.path, size: f.meta.size })) };
 }
 
 /**
@@ -209,7 +219,7 @@ export async function* walkInParts(
   let begun = false;
   async function* part(at: string, depth: number): AsyncGenerator<Walked[], boolean> {
     // One walk in parts: the ignore files are read once, as by the whole walk, not again for each part.
-    const walked = await disk.walk(at, { shallow: depth < partDepth, continuing: begun });
+    const walked = await walkForSearch(disk, at, { shallow: depth < partDepth, continuing: begun });
     begun = true;
     if (walked.unreadable.length > 0 || walked.incomplete !== null) whole = false;
     const found: Walked[] = [];
