@@ -22,8 +22,11 @@ export interface PrescanJob {
   readonly items: readonly PrescanItem[];
   /** Files to read first, through the mount's disk (`diskReader`), as its `readMany` reads them; `items` is then empty. */
   readonly read?: { readonly spec: ReaderSpec; readonly paths: readonly string[]; readonly maxBytes: number };
-  /** Blobs to read first, by hash, from the store's file (`blob-file.ts`); `items` is then empty. */
-  readonly blobs?: { readonly file: string; readonly hashes: readonly string[] };
+  /**
+   * Blobs to read first, by hash, from the store's file (`blob-file.ts`); `items` is then
+   * empty. `ids`: each hash's row id there where the caller knows it (null where not).
+   */
+  readonly blobs?: { readonly file: string; readonly hashes: readonly string[]; readonly ids?: readonly (number | null)[] };
   /** The least one file's scan may take before it is left to the search (`itemLimitMs` gives more to a large file). */
   readonly itemMs: number;
   /** How long the Worker may go without a word (it tells of its progress now and then) before it is taken to be stuck, and ended. */

@@ -41,7 +41,7 @@ export function prescanParallel(cores: number, longRunning = false): number {
 
 type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number; released?: true; keeps?: number | null };
 
-/** How long a search waits for its Workers to say they let the store's file go. */
+/** How long a search (and a pool that closes) waits for its Workers to say they let the store's file go. */
 const RELEASE_MS = 100;
 
 /** A pattern with its options, as one string. */
@@ -314,12 +314,13 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       return bytesBack(job, await batch<WorkerVerdict>(job, []));
     },
     async release() {
+      // A long-running host's Workers keep the file for the next search (`blob-file.ts`):
+      // they let it go when idle, or when the pool closes.
+      if (longRunning) return;
       // Asked of every Worker, busy or not: each lets go once its batch in hand is done. A
       // one-shot command waits (briefly) for that, so the store it closes next is closed
-      // last and takes its WAL files with it; a long-running host's search does not wait
-      // on another search's batch to answer, and a later question finds the file let go.
-      const asked = Promise.all(slots.map((slot) => ask(slot, { release: true }, RELEASE_MS)));
-      if (!longRunning) await asked;
+      // last and takes its WAL files with it.
+      await Promise.all(slots.map((slot) => ask(slot, { release: true }, RELEASE_MS)));
     },
     async read(job) {
       const answer = await batch<WorkerReadVerdict>(job, []);
@@ -358,6 +359,20 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     },
     close() {
       closed = true;
+      // Each Worker lets the store's file go before it is ended, and this thread waits for
+      // that (at most RELEASE_MS in all): the store, closed next, is then the last
+      // connection, and takes its WAL files with it. A Worker in the middle of a batch
+      // answers once the batch is done, or is ended without.
+      const released = slots.map((slot) => {
+        const flag = new Int32Array(new SharedArrayBuffer(4));
+        slot.worker.postMessage({ id: -1, release: true, done: flag });
+        return flag;
+      });
+      const until = performance.now() + RELEASE_MS;
+      for (const flag of released) {
+        const left = until - performance.now();
+        if (left > 0) Atomics.wait(flag, 0, 0, left);
+      }
       for (const s of slots) s.worker.terminate();
       slots.length = 0;
     },

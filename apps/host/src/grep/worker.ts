@@ -152,8 +152,8 @@ function bytesOf(reading: SearchReading): Uint8Array | undefined {
 
 /** A batch of blobs: read from the store's file here, each searched ahead; null for a hash the file lacks. */
 function readBlobsAndPrescan(id: number, job: PrescanJob & { blobs: NonNullable<PrescanJob['blobs']> }): { verdicts: WorkerVerdict[]; moved: ArrayBuffer[]; slow: boolean } {
-  const { file, hashes } = job.blobs;
-  const packed = readPackedBlobs(file, hashes);
+  const { file, hashes, ids } = job.blobs;
+  const packed = readPackedBlobs(file, hashes, ids);
   // Read: the search's time starts now.
   self.postMessage({ id, progress: 0 });
   const k: number[] = [];
@@ -172,13 +172,18 @@ function readBlobsAndPrescan(id: number, job: PrescanJob & { blobs: NonNullable<
   return { verdicts, moved, slow };
 }
 
-self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob; heapBytes?: number; mapStore?: boolean; collections?: true; release?: true; keeps?: true }>) => {
+self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob; heapBytes?: number; mapStore?: boolean; collections?: true; release?: true; done?: Int32Array; keeps?: true }>) => {
   const { id, job, heapBytes } = event.data;
   if (event.data.mapStore !== undefined) mapStoreFile(event.data.mapStore);
   if (event.data.release) {
-    // A search ended: the store's file it read is let go (`blob-file.ts`).
+    // A search ended, or the pool closes: the store's file it read is let go (`blob-file.ts`).
     releasePackedBlobs();
-    self.postMessage({ id, released: true });
+    const done = event.data.done;
+    if (done !== undefined) {
+      // The pool waits on this, not on a message: it closes without going back to its event loop.
+      Atomics.store(done, 0, 1);
+      Atomics.notify(done, 0);
+    } else self.postMessage({ id, released: true });
     return;
   }
   if (event.data.keeps) {

@@ -107,7 +107,7 @@ export function matchQuery(terms: readonly string[]): string {
 }
 
 /** The blobs the search index names for a query, by hash: each read from the covering index (`blob_id_hash`), not the row, whose page it would read. */
-export const CANDIDATES_SQL = 'SELECT b.hash FROM blob_text t JOIN blob b INDEXED BY blob_id_hash ON b.id = t.rowid WHERE blob_text MATCH ?';
+export const CANDIDATES_SQL = 'SELECT b.id, b.hash FROM blob_text t JOIN blob b INDEXED BY blob_id_hash ON b.id = t.rowid WHERE blob_text MATCH ?';
 
 /** A hash as the host writes it (SHA-256, hex), wherever a record's JSON holds one. */
 const HASH_IN_RECORD = /[0-9a-f]{64}/g;
@@ -799,12 +799,13 @@ export class SqliteStore implements Store {
   blobsMayHold(terms: readonly string[]): BlobLookup {
     return this.guard('read', () => {
       const may = new Set<Hash>();
-      const rows = this.db
-        .query(CANDIDATES_SQL)
-        .all(matchQuery(terms)) as { hash: string }[];
-      for (const r of rows) may.add(r.hash);
+      const ids = new Map<Hash, number>();
+      for (const [id, hash] of this.db.query(CANDIDATES_SQL).values(matchQuery(terms)) as [number, string][]) {
+        may.add(hash);
+        ids.set(hash, id);
+      }
       const unindexed = new Set((this.q.unindexedHashes.all() as { hash: string }[]).map((r) => r.hash));
-      return { may, unindexed };
+      return { may, unindexed, ids };
     });
   }
 

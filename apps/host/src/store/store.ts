@@ -50,6 +50,12 @@ export interface BlobLookup {
   readonly may: ReadonlySet<Hash>;
   /** Blobs the index does not cover (not yet indexed, or kept out): any of them may hold the terms. */
   readonly unindexed: ReadonlySet<Hash>;
+  /**
+   * Where the store keeps its blobs in a file of its own (`packedBlobFile`): each blob of
+   * `may`'s row id there, so a Worker reads it by id rather than looking its hash up (it
+   * checks the hash of the row it finds, and reads by hash where they differ).
+   */
+  readonly ids?: ReadonlyMap<Hash, number>;
 }
 
 /** A file a branch's tree holds, with its entry. */

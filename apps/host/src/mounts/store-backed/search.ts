@@ -169,7 +169,7 @@ function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => bool
  * and unpacked there) — so only files that may match come back. A blob a Worker did not
  * look at is read here.
  */
-async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: Ahead | undefined): Promise<ReadBatch> {
+async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: Ahead | undefined, ids?: ReadonlyMap<string, number>): Promise<ReadBatch> {
   const none = new Set<string>();
   const counted = new Map<string, Counted['counted']>();
   const wanted = wantedOf(items, ruledOut);
@@ -182,7 +182,7 @@ async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], r
     const blobs = new Map<string, Uint8Array>();
     if (file !== undefined) {
       ahead.readFile = true;
-      const answer = await prescanner.blobs(prescanJob(ahead.query, [], largest, undefined, { file, hashes: wanted }));
+      const answer = await prescanner.blobs(prescanJob(ahead.query, [], largest, undefined, { file, hashes: wanted, ...(ids === undefined ? {} : { ids: wanted.map((h) => ids.get(h) ?? null) }) }));
       // The Worker could not read the file (or failed, or was ended): this batch is read
       // here, and after a few such batches the rest of the search too.
       if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
@@ -249,7 +249,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   const ahead: Ahead | undefined = query === undefined ? undefined : { query, on: true, misses: 0, readFile: false };
   const depth = ctx.prescanner === undefined || query === undefined ? 1 : ctx.prescanner.parallel + 1;
   try {
-    for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead), depth)) {
+    for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead, lookup?.ids), depth)) {
       for (const item of batch.items) {
         // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
         if (item.source === 'workspace' && item.conflict === undefined && batch.error === undefined) {
