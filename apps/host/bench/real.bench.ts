@@ -8,7 +8,9 @@
  *   `git hash-object --stdin-paths` over the same files;
  * - the store's size against the tree's text; peak RSS of a grep and of a first sync;
  * - start-up: a `ws call` against `bun -e 0`.
- * Figures are ratios; a missing reference (ripgrep, git) fails the benchmark.
+ * Figures are ratios; a missing reference (ripgrep, git) fails the benchmark. A one-shot
+ * (`ws call grep`, a sync) runs the built bin, as an installed `ws` does; a warm server
+ * runs the sources (its start is not timed).
  * - memory: peak RSS of a first sync of 100,000 real-sized files (a tree of its own, made
  *   once and kept like the first).
  * `WS_BENCH_ONLY=sync,startup` (any of first-sync, sync, store, startup, grep, memory) runs
@@ -240,12 +242,12 @@ try {
       const [ref, oneDirect, oneStore, mcpStore, mcpDirect] = await paired([
         async () => (await run([rg, '-n', '--crlf', pattern, '.'])).ms,
         async () => {
-          const r = await run(['bun', CLI, '--config', direct, 'call', 'grep', JSON.stringify({ pattern }), '--result-max-chars', BUDGET]);
+          const r = await run(['bun', BIN, '--config', direct, 'call', 'grep', JSON.stringify({ pattern }), '--result-max-chars', BUDGET]);
           peak = Math.max(peak, r.maxRss);
           return r.ms;
         },
         async () => {
-          const r = await run(['bun', CLI, '--config', store, 'call', 'grep', JSON.stringify({ pattern }), '--result-max-chars', BUDGET]);
+          const r = await run(['bun', BIN, '--config', store, 'call', 'grep', JSON.stringify({ pattern }), '--result-max-chars', BUDGET]);
           storePeak = Math.max(storePeak, r.maxRss);
           return r.ms;
         },
