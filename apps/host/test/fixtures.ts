@@ -16,6 +16,23 @@ export function tempDir(prefix = 'ws-host-'): string {
   return dir;
 }
 
+/**
+ * Runs `fn` while another process (`swapper.ts`) swaps `root/sub` with `root/link` in a
+ * tight loop: under way before `fn` begins, stopped after it ends, however it ends.
+ */
+export async function whileSwapping(root: string, fn: () => Promise<void>): Promise<void> {
+  const swapper = Bun.spawn(['bun', join(import.meta.dir, 'swapper.ts'), root], { stdout: 'pipe', stderr: 'ignore' });
+  try {
+    const reader = swapper.stdout.getReader();
+    await reader.read();
+    reader.releaseLock();
+    await fn();
+  } finally {
+    swapper.kill();
+    await swapper.exited;
+  }
+}
+
 export const enc = (s: string) => new TextEncoder().encode(s);
 export const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { directMount } from '../src/mounts/direct.ts';
-import { tempDir } from './fixtures.ts';
+import { tempDir, whileSwapping } from './fixtures.ts';
 import { testConfig } from './host-fixtures.ts';
 
 const workers = grepWorkers();
@@ -34,12 +34,7 @@ test('a directory swapped for a symlink to outside, again and again while greps 
   symlinkSync(outside, join(root, 'link'));
   const config = testConfig(root, [{ name: 'work', path: '.', backend: 'direct' }]).mounts[0];
   const workspace: Workspace = { mounts: [directMount(config, undefined, undefined, workers.prescanner)], hasDirectMount: true, grep: { runner: workers.runner, timeoutMs: 60_000 } };
-  const swapper = Bun.spawn(['bun', join(import.meta.dir, 'swapper.ts'), root], { stdout: 'pipe', stderr: 'ignore' });
-  try {
-    // The swapper is under way before the greps begin.
-    const reader = swapper.stdout.getReader();
-    await reader.read();
-    reader.releaseLock();
+  await whileSwapping(root, async () => {
     let mine = 0;
     for (let round = 0; round < 60; round++) {
       const got = await handleToolCall(workspace, { name: 'grep', input: { pattern: 'needle' }, resultMaxChars: 1_000_000 });
@@ -52,9 +47,6 @@ test('a directory swapped for a symlink to outside, again and again while greps 
     }
     // The mount's own directory was read, under one name or the other, in some of the rounds.
     expect(mine).toBeGreaterThan(0);
-  } finally {
-    swapper.kill();
-    await swapper.exited;
-  }
+  });
   expect(readdirSync(outside).sort()).toEqual(['inner', 'outside.txt']);
 });

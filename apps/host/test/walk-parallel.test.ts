@@ -15,7 +15,7 @@ import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { callerWalks, type WalkReply, type WalkTask, walkedInWorkers, walkWorkers as workersFor } from '../src/disk/walk-parallel.ts';
 import { visitTree, newTally } from '../src/disk/walk.ts';
-import { seededRandom, tempDir } from './fixtures.ts';
+import { seededRandom, tempDir, whileSwapping } from './fixtures.ts';
 
 const seed = Number(process.env.WS_SEED ?? Date.now() % 1_000_000);
 const sleeper = Bun.spawn(['sleep', '600'], { stdout: 'ignore', stderr: 'ignore' });
@@ -158,12 +158,7 @@ test('a subtree swapped for a symlink to a directory outside, again and again wh
   mkdirSync(join(root, 'sub/inner'), { recursive: true });
   writeFileSync(join(root, 'sub/inner/mine.txt'), 'mine');
   symlinkSync(outside, join(root, 'link'));
-  const swapper = Bun.spawn(['bun', join(import.meta.dir, 'swapper.ts'), root], { stdout: 'pipe', stderr: 'ignore' });
-  try {
-    // The swapper is under way before the walks begin.
-    const reader = swapper.stdout.getReader();
-    await reader.read();
-    reader.releaseLock();
+  await whileSwapping(root, async () => {
     let mine = 0;
     for (let round = 0; round < 40; round++) {
       const walked = await walkWith(1, root, '', undefined, { joins: true, busyMs: round % 2 === 0 ? 0 : 20 });
@@ -176,10 +171,7 @@ test('a subtree swapped for a symlink to a directory outside, again and again wh
     }
     // The mount's own directory was walked, under one name or the other, in some of the rounds.
     expect(mine).toBeGreaterThan(0);
-  } finally {
-    swapper.kill();
-    await swapper.exited;
-  }
+  });
   expect(readdirSync(outside).sort()).toEqual(['deeper', 'outside-secret.txt']);
 });
 

@@ -330,16 +330,12 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         if ('none' in v) callerBound.searched(v.none);
         if ('counted' in v) callerBound.searched(v.counted.size);
         if ('none' in v || 'counted' in v) return v;
-        if ('bytes' in v) {
-          callerBound.searched(v.bytes.length);
-          remember(job, v.bytes, v.scan);
-          return { bytes: v.bytes };
+        const bytes = 'bytes' in v ? v.bytes : v.reading.kind === 'file' ? v.reading.bytes : null;
+        if (bytes !== null) {
+          callerBound.searched(bytes.length);
+          remember(job, bytes, v.scan);
         }
-        if (v.reading.kind === 'file' && v.reading.bytes !== null) {
-          callerBound.searched(v.reading.bytes.length);
-          remember(job, v.reading.bytes, v.scan);
-        }
-        return { reading: v.reading };
+        return 'bytes' in v ? { bytes: v.bytes } : { reading: v.reading };
       });
       return { verdicts, slow: answer.slow };
     },
