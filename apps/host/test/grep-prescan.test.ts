@@ -241,6 +241,42 @@ describe('a store-backed search whose Workers fail now and then', () => {
     expect((await workers.keepConnections()).every((k) => k === null)).toBe(true);
   });
 
+  test("a long-running host's search keeps two batches a Worker in flight, a one-shot command's one: the same answer", async () => {
+    const sm = many.workspace.mounts[0];
+    const store = many.store;
+    if (store === undefined) throw new Error('no store');
+    const question = { pattern: 'file \\d+$', output: 'count' };
+    const expected = await answer(many.workspace, question);
+    const inFlight = async (longRunning: boolean): Promise<number> => {
+      let now = 0;
+      let most = 0;
+      // Every batch's call, however the store's blobs reach the Workers (`blobs`, or `run` for PostgreSQL's).
+      const counting = <T>(call: () => Promise<T>): Promise<T> => {
+        most = Math.max(most, ++now);
+        return call().finally(() => now--);
+      };
+      const spy: Prescanner = {
+        parallel: 1,
+        longRunning,
+        run: (job) => counting(() => workers.prescanner.run(job)),
+        read: (job) => workers.prescanner.read(job),
+        blobs: (job) => counting(() => workers.prescanner.blobs(job)),
+        release: () => workers.prescanner.release(),
+      };
+      const mount = storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: spy });
+      expect(await answer({ ...bare(mount), grep: { runner: workers.runner, timeoutMs: 10_000 } }, question)).toEqual(expected);
+      return most;
+    };
+    if (store.getPackedBlobs === undefined && store.packedBlobFile?.() === undefined) {
+      // A store whose blobs no Worker can take (PostgreSQL's) is searched in this thread.
+      expect([await inFlight(true), await inFlight(false)]).toEqual([0, 0]);
+      return;
+    }
+    // The batch the search takes, and those started ahead of it: two a Worker, or one.
+    expect(await inFlight(true)).toBe(1 + 2 + 1);
+    expect(await inFlight(false)).toBe(1 + 1 + 1);
+  });
+
   const input = { pattern: 'file \\d+$', output: 'count' };
   for (const fails of [1, 2, 3, 5]) {
     test(`${fails} failed batch(es) first: the same answer, and the Workers used again unless three failed`, async () => {

@@ -5,6 +5,7 @@
  */
 
 const CR = 13;
+const LF = 10;
 
 /** A decoded text's lines, as read shows them. */
 export class LineIndex {
@@ -47,5 +48,66 @@ export class LineIndex {
     let end = lf;
     if (lf > start && text.charCodeAt(lf - 1) === CR && !(lf - 1 > start && text.charCodeAt(lf - 2) === CR)) end = lf - 1;
     return text.slice(start, end);
+  }
+}
+
+const lineDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * A file's lines by number read from its bytes, for a file whose text was never decoded
+ * (scanned ahead from its bytes): each line decoded alone when asked, and the line starts
+ * found only as far as asked — a file shown for one match near its top costs that line,
+ * not its whole text. A line feed is never part of a UTF-8 sequence, so a line's bytes
+ * decode to that line of the decoded text, replacement characters and all. The one
+ * rule: `line(n)` and `count` are `new LineIndex(decoded bytes, bom)`'s.
+ */
+export class ByteLines {
+  /** Where each line found so far starts in the bytes. */
+  private starts = new Uint32Array(16);
+  private found = 0;
+  /** Where the search for the next line start goes on (-1: every start is found). */
+  private next: number;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    bom: boolean,
+  ) {
+    const first = bom ? 3 : 0;
+    this.next = first < bytes.length ? first : -1;
+  }
+
+  /** Finds line starts until `n` are known or none is left; whether line `n` exists. */
+  private reach(n: number): boolean {
+    const { bytes } = this;
+    while (this.found < n && this.next !== -1) {
+      if (this.found === this.starts.length) {
+        const grown = new Uint32Array(this.starts.length * 2);
+        grown.set(this.starts);
+        this.starts = grown;
+      }
+      const start = this.next;
+      this.starts[this.found++] = start;
+      const lf = bytes.indexOf(LF, start);
+      this.next = lf === -1 || lf + 1 >= bytes.length ? -1 : lf + 1;
+    }
+    return n <= this.found;
+  }
+
+  /** How many lines the text has (a final line end makes no empty last line). */
+  get count(): number {
+    this.reach(Number.POSITIVE_INFINITY);
+    return this.found;
+  }
+
+  /** Line `n` (1-based) as read shows it: without its line end, and without a CRLF end's CR unless its own bytes end in a CR. */
+  line(n: number): string {
+    if (n < 1 || !this.reach(n)) return '';
+    const { bytes } = this;
+    const start = this.starts[n - 1];
+    const at = bytes.indexOf(LF, start);
+    const lf = at === -1 ? bytes.length : at;
+    let end = lf;
+    if (at !== -1 && lf > start && bytes[lf - 1] === CR && !(lf - 1 > start && bytes[lf - 2] === CR)) end = lf - 1;
+    return lineDecoder.decode(bytes.subarray(start, end));
   }
 }

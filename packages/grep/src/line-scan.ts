@@ -46,14 +46,16 @@ export function scanBytes(matcher: Matcher, bytes: Uint8Array, deadline: number,
       late = true;
       return true;
     }
-    line += lineFeeds(bytes, lineAt, start);
-    lineAt = start;
     const from = start === 0 && bom ? 3 : start;
     let stop = end;
     if (end < bytes.length && end > from && bytes[end - 1] === CR && !(end - 1 > from && bytes[end - 2] === CR)) stop = end - 1;
     const found = testLine(matcher, decoder.decode(bytes.subarray(from, stop)), clock);
+    if (found === false) return false;
+    // Lines are counted only up to a line that matched (or gave up): most lines told match not.
+    line += lineFeeds(bytes, lineAt, start);
+    lineAt = start;
     if (found === true) hits.push(line);
-    else if (found === 'gave-up') gaveUp.push(line);
+    else gaveUp.push(line);
     return false;
   });
   if (late || seen === 'unsure') return undefined;

@@ -12,7 +12,7 @@ import { BINARY_SNIFF_BYTES, hasBom, looksBinary } from '@ws/text';
 import { fileTypeFilter } from './file-types.ts';
 import { GrepError } from './grep-error.ts';
 import { searchLarge } from './large-search.ts';
-import { LineIndex } from './line-index.ts';
+import { ByteLines, LineIndex } from './line-index.ts';
 import { scanBytes } from './line-scan.ts';
 import { type Matcher, type PatternOptions, compileMatcher, firstMatchIn } from './matcher.ts';
 import { EXPECTED, badOptionMessage, patternNotStringMessage } from './notes.ts';
@@ -346,6 +346,15 @@ function foundFile(
     index ??= new LineIndex(scan.text ?? decoder.decode(bytes), scan.bom);
     return index;
   };
+  // A file scanned from its bytes (ahead, in a Worker) has no text: the lines shown are
+  // decoded each alone — a large file shown for a few matches is not decoded whole. Only
+  // a line's place in the text (`lineStart`, for a long line's window) decodes it all.
+  let byteLines: ByteLines | undefined;
+  const shownLines = (): ByteLines | LineIndex => {
+    if (scan.text !== undefined || index !== undefined) return lines();
+    byteLines ??= new ByteLines(bytes, scan.bom);
+    return byteLines;
+  };
   const { hits, ends } = scan;
   const endOf = (k: number) => (ends === undefined ? hits[k] : ends[k]);
   // Its counts as a counted file has them; its lines shown.
@@ -353,13 +362,16 @@ function foundFile(
     ...countedFile(path, version, scan),
     shown(k) {
       const shownBefore = k === 0 ? 0 : Math.max(endOf(k - 1), Math.min(endOf(k - 1) + after, hits[k] - 1));
-      const next = k + 1 < hits.length ? hits[k + 1] : lines().count + 1;
-      return { from: Math.max(shownBefore + 1, hits[k] - before), to: Math.max(endOf(k), Math.min(endOf(k) + after, next - 1)) };
+      const from = Math.max(shownBefore + 1, hits[k] - before);
+      // Without context after, the lines shown end at the result's own (no line count needed).
+      if (after === 0) return { from, to: endOf(k) };
+      const next = k + 1 < hits.length ? hits[k + 1] : shownLines().count + 1;
+      return { from, to: Math.max(endOf(k), Math.min(endOf(k) + after, next - 1)) };
     },
-    line: (n) => lines().line(n),
+    line: (n) => shownLines().line(n),
     lineStart: (n) => lines().start(n),
     firstMatch(n) {
-      if (!matcher.options.multiline) return firstMatchIn(matcher, lines().line(n));
+      if (!matcher.options.multiline) return firstMatchIn(matcher, shownLines().line(n));
       // A multiline match starts where the whole text's search finds it, if in this line.
       const ix = lines();
       const re = new RegExp(matcher.whole.source, matcher.whole.flags);

@@ -83,6 +83,12 @@ export interface Prescanner {
   release(): Promise<void>;
   /** How many batches are worth having in flight at once (the cores). */
   readonly parallel: number;
+  /**
+   * The Workers serve a long-running host (`ws serve`, `ws mcp`): a search keeps two
+   * batches in flight a Worker, so each finds its next one waiting in its queue while the
+   * caller's thread takes the last one's answers.
+   */
+  readonly longRunning?: boolean;
 }
 
 /**

@@ -340,6 +340,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       return { verdicts, slow: answer.slow };
     },
     parallel: PARALLEL,
+    longRunning,
   };
 
   return {

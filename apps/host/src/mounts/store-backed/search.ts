@@ -53,7 +53,8 @@ function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): S
     // A file disk holds that the store doesn't keep (binary or too large): disk-only.
     plan.push({ path: rec.path, source: evidence.why === 'too-large' ? 'large' : 'disk' });
   }
-  return plan.sort((a, b) => compare(a.path, b.path));
+  // The records come in the store's path order, which is this one: checked, not sorted again.
+  return sortedIfNeeded(plan);
 }
 
 /** Two lists of files, each in path order, as one in path order (sorted where one is not). */
@@ -139,9 +140,35 @@ interface Ahead {
   readFile: boolean;
 }
 
+/** The index's verdict on each planned file, by its place in the plan: {@link RULED} and {@link CONFLICT_RULED}. */
+interface Verdicts {
+  readonly plan: readonly SearchItem[];
+  readonly out: Uint8Array;
+}
+/** The index rules out the file's blob (it has no matching line). */
+const RULED = 1;
+/** The index rules out a conflict's disk side. */
+const CONFLICT_RULED = 2;
+
+/**
+ * Each planned file's verdict, looked up once: a plan holds tens of thousands of files,
+ * and a warm regex grep spent some 7 ms a call looking each one up three times.
+ */
+function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boolean): Verdicts {
+  const out = new Uint8Array(plan.length);
+  for (let i = 0; i < plan.length; i++) {
+    const item = plan[i];
+    if (item.source !== 'workspace') continue;
+    if (ruledOut(item.hash)) out[i] |= RULED;
+    if (item.conflict && ruledOut(item.conflict.hash)) out[i] |= CONFLICT_RULED;
+  }
+  return { plan, out };
+}
+
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
 interface ReadBatch {
-  readonly items: readonly SearchItem[];
+  /** The batch's files, by their place in the plan. */
+  readonly items: readonly number[];
   readonly blobs: Map<string, Uint8Array>;
   /** Files that no line of matches (a prescan said so), by hash. */
   readonly none: ReadonlySet<string>;
@@ -153,12 +180,13 @@ interface ReadBatch {
 /**
  * The hashes of a batch to read: each planned blob the index does not rule out, once.
  */
-function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => boolean): string[] {
+function wantedOf(items: readonly number[], { plan, out }: Verdicts): string[] {
   const wanted = new Set<string>();
-  for (const item of items) {
+  for (const i of items) {
+    const item = plan[i];
     if (item.source !== 'workspace') continue;
-    if (!ruledOut(item.hash)) wanted.add(item.hash);
-    if (item.conflict && !ruledOut(item.conflict.hash)) wanted.add(item.conflict.hash);
+    if ((out[i] & RULED) === 0) wanted.add(item.hash);
+    if (item.conflict && (out[i] & CONFLICT_RULED) === 0) wanted.add(item.conflict.hash);
   }
   return [...wanted];
 }
@@ -169,15 +197,19 @@ function wantedOf(items: readonly SearchItem[], ruledOut: (hash: string) => bool
  * and unpacked there) — so only files that may match come back. A blob a Worker did not
  * look at is read here.
  */
-async function readBatch(ctx: StoreMountContext, items: readonly SearchItem[], ruledOut: (hash: string) => boolean, ahead: Ahead | undefined, ids?: ReadonlyMap<string, number>): Promise<ReadBatch> {
+async function readBatch(ctx: StoreMountContext, items: readonly number[], verdicts: Verdicts, ahead: Ahead | undefined, ids?: ReadonlyMap<string, number>): Promise<ReadBatch> {
   const none = new Set<string>();
   const counted = new Map<string, Counted['counted']>();
-  const wanted = wantedOf(items, ruledOut);
+  const wanted = wantedOf(items, verdicts);
   try {
     if (wanted.length === 0) return { items, blobs: new Map(), none, counted };
     const { store, prescanner } = ctx;
     if (ahead === undefined || !ahead.on || prescanner === undefined || store.getPackedBlobs === undefined) return { items, blobs: store.getBlobs(wanted), none, counted };
-    const largest = items.reduce((n, item) => Math.max(n, item.source === 'workspace' ? Math.max(item.size, item.conflict?.size ?? 0) : 0), 0);
+    let largest = 0;
+    for (const i of items) {
+      const item = verdicts.plan[i];
+      if (item.source === 'workspace') largest = Math.max(largest, item.size, item.conflict?.size ?? 0);
+    }
     const file = store.packedBlobFile?.();
     const blobs = new Map<string, Uint8Array>();
     if (file !== undefined) {
@@ -245,15 +277,26 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   const may = lookup?.may;
   const unindexed = lookup?.unindexed;
   const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
-  const sizeOf = (item: SearchItem) => (item.source === 'workspace' && !ruledOut(item.hash) ? item.size + (item.conflict?.size ?? 0) : 0);
+  const verdicts = verdictsOf(plan, ruledOut);
+  const { out } = verdicts;
+  // What a file costs a batch: the bytes it reads.
+  const sizeOf = (i: number) => {
+    const item = plan[i];
+    if (item.source !== 'workspace') return 0;
+    return ((out[i] & RULED) === 0 ? item.size : 0) + (item.conflict !== undefined && (out[i] & CONFLICT_RULED) === 0 ? item.conflict.size : 0);
+  };
   const ahead: Ahead | undefined = query === undefined ? undefined : { query, on: true, misses: 0, readFile: false };
-  const depth = ctx.prescanner === undefined || query === undefined ? 1 : ctx.prescanner.parallel + 1;
+  // Batches in flight: one a Worker and one more; a long-running host's search keeps two
+  // a Worker (`Prescanner.longRunning`: a warm regex grep took some 5% less time than with
+  // one), where a one-shot command's caller shares the cores with its Worker.
+  const depth = ctx.prescanner === undefined || query === undefined ? 1 : (ctx.prescanner.longRunning === true ? 2 : 1) * ctx.prescanner.parallel + 1;
   try {
-    for await (const batch of aheadOf(batches(plan, sizeOf), (items) => readBatch(ctx, items, ruledOut, ahead, lookup?.ids), depth)) {
-      for (const item of batch.items) {
+    for await (const batch of aheadOf(batches(plan.map((_, i) => i), sizeOf), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
+      for (const i of batch.items) {
+        const item = plan[i];
         // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
         if (item.source === 'workspace' && item.conflict === undefined && batch.error === undefined) {
-          if (ruledOut(item.hash) || batch.none.has(item.hash)) yield { path: item.path, noMatch: true, size: item.size };
+          if ((out[i] & RULED) !== 0 || batch.none.has(item.hash)) yield { path: item.path, noMatch: true, size: item.size };
           else {
             const bytes = batch.blobs.get(item.hash);
             const counted = bytes === undefined ? batch.counted.get(item.hash) : undefined;
