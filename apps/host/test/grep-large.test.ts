@@ -251,5 +251,7 @@ test('a ~300 MB log with 4.7 M matching lines is grepped in a child process with
   // Offset 2,343,750 of the matches (every odd line) is line 4,687,501.
   expect(r.farLine).toBe(4_687_501);
   expect(r.farNote).toContain('continue with offset=');
-  expect(r.maxRssMb).toBeLessThan(250);
+  // 128–141 MB measured, under load too: the stretches' garbage is collected as they pass,
+  // paced by the bytes searched; without that it was 182–258 MB, as the collector pleased.
+  expect(r.maxRssMb).toBeLessThan(200);
 }, 300_000);

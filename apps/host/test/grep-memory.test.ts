@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runMatchJob } from '@ws/grep';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
 import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
@@ -346,6 +347,27 @@ describe('the limits change no answer', () => {
       } finally {
         pool.close();
       }
+    }
+  });
+
+  test('scans sent to a Worker one by one (a large file\'s stretches) pace a one-shot caller and are collected in the Worker; the answers are the same', async () => {
+    const pool = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 1 << 20, workerHeapBytes: 1 });
+    try {
+      const options = { caseInsensitive: false, fixedStrings: false, multiline: false };
+      for (let k = 0; k < 16; k++) {
+        // A stretch of 256 KiB, its own bytes each time (no scan made ahead answers it).
+        const bytes = new TextEncoder().encode(`${`line ${k} of a stretch\n`.repeat(12_000)}hit ${k}\n`.slice(0, 256 * 1024 - 8));
+        const job = { pattern: 'hit \\d+|stretch', options, bytes, lineEnds: false, timeLimitMs: 10_000 };
+        const got = await pool.runner(job);
+        const { text: _, ...here } = runMatchJob(job, () => performance.now());
+        expect(got).toEqual(here);
+      }
+      const made = await pool.collections();
+      // 4 MiB searched at a collection a MiB on this thread; the Worker's heap bound of a byte, passed after every scan.
+      expect(made.caller).toBeGreaterThanOrEqual(3);
+      expect(made.workers).toBeGreaterThan(0);
+    } finally {
+      pool.close();
     }
   });
 

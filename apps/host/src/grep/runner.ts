@@ -204,6 +204,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       made.delete(job.bytes);
       return ahead.result;
     }
+    // A scan sent here (a large file's stretch, a file a batch left unsure) paces a
+    // one-shot caller's collections as a batch's bytes do: the stretch's bytes and the
+    // text it keeps to show lines are garbage once it has passed.
+    callerBound.searched(job.bytes.length);
     const slot = await take();
     slot.busy = true;
     const id = nextId++;

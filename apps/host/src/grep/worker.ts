@@ -217,6 +217,10 @@ self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; presca
     const { text: _, ...result } = runMatchJob(job, () => performance.now(), (line) => self.postMessage({ id, progress: line }));
     const moved = [result.hits.buffer, result.gaveUp.buffer, ...(result.ends ? [result.ends.buffer] : [])];
     self.postMessage({ id, result }, [...new Set(moved)] as ArrayBuffer[]);
+    // The job's bytes and text are garbage now: a large file's stretches come one job
+    // after another, and without this the Worker's heap grew by tens of MiB before its
+    // collector ran (the host README, "A large file's stretches, collected as they pass").
+    bound?.check();
   } catch (err) {
     self.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
   }
