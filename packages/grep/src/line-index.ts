@@ -54,6 +54,14 @@ export class LineIndex {
 const lineDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
+ * Where the line of `bytes` from `start` to `end` (its line feed, or the bytes' end) ends
+ * as read shows it: before a CRLF end's CR, unless the line's own bytes end in a CR.
+ */
+export function shownEndOfBytes(bytes: Uint8Array, start: number, end: number): number {
+  return end < bytes.length && end > start && bytes[end - 1] === CR && !(end - 1 > start && bytes[end - 2] === CR) ? end - 1 : end;
+}
+
+/**
  * A file's lines by number read from its bytes, for a file whose text was never decoded
  * (scanned ahead from its bytes): each line decoded alone when asked, and the line starts
  * found only as far as asked — a file shown for one match near its top costs that line,
@@ -104,10 +112,7 @@ export class ByteLines {
     if (n < 1 || !this.reach(n)) return '';
     const { bytes } = this;
     const start = this.starts[n - 1];
-    const at = bytes.indexOf(LF, start);
-    const lf = at === -1 ? bytes.length : at;
-    let end = lf;
-    if (at !== -1 && lf > start && bytes[lf - 1] === CR && !(lf - 1 > start && bytes[lf - 2] === CR)) end = lf - 1;
-    return lineDecoder.decode(bytes.subarray(start, end));
+    const lf = bytes.indexOf(LF, start);
+    return lineDecoder.decode(bytes.subarray(start, shownEndOfBytes(bytes, start, lf === -1 ? bytes.length : lf)));
   }
 }

@@ -10,11 +10,11 @@
  */
 import { hasBom } from '@ws/text';
 import { crlfEndsOfBytes } from './file-kind.ts';
+import { shownEndOfBytes } from './line-index.ts';
 import type { Matcher } from './matcher.ts';
 import { Lines, type ScanResult, testLine } from './scan.ts';
 
 const LF = 10;
-const CR = 13;
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** How many line feeds lie in `bytes` from `from` up to (not including) `to`. */
@@ -47,9 +47,7 @@ export function scanBytes(matcher: Matcher, bytes: Uint8Array, deadline: number,
       return true;
     }
     const from = start === 0 && bom ? 3 : start;
-    let stop = end;
-    if (end < bytes.length && end > from && bytes[end - 1] === CR && !(end - 1 > from && bytes[end - 2] === CR)) stop = end - 1;
-    const found = testLine(matcher, decoder.decode(bytes.subarray(from, stop)), clock);
+    const found = testLine(matcher, decoder.decode(bytes.subarray(from, shownEndOfBytes(bytes, from, end))), clock);
     if (found === false) return false;
     // Lines are counted only up to a line that matched (or gave up): most lines told match not.
     line += lineFeeds(bytes, lineAt, start);
