@@ -12,6 +12,7 @@ import { type Host, openHost } from './host.ts';
 import { collector } from './collector.ts';
 import { oneShotCommand } from './disk/one-shot.ts';
 import { printJson } from './pretty-json.ts';
+import { type Parsed, UsageError, parse } from './cli-args.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 
@@ -33,65 +34,6 @@ const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 working directory mounted as "work" (store-backed, store at .ws/store.sqlite).
 --cwd DIR: run as if started in DIR.
 Exit codes: 0 success, 1 a tool error or a failure, 2 bad usage or a bad config.`;
-
-/** Bad usage: one line on stderr, exit 2. */
-class UsageError extends Error {}
-
-interface Parsed {
-  readonly command: string | undefined;
-  readonly args: string[];
-  readonly flags: Map<string, string | true>;
-}
-
-const FLAGS_WITH_VALUE = new Set(['--config', '--cwd', '--port', '--result-max-chars']);
-const FLAGS_ALONE = new Set(['--force', '--accept-new-root', '--no-auth', '--new', '--help', '-h']);
-const GLOBAL_FLAGS = new Set(['--config', '--cwd', '--help', '-h']);
-const COMMAND_FLAGS: Record<string, readonly string[]> = {
-  serve: ['--port', '--no-auth'],
-  token: ['--new'],
-  call: ['--result-max-chars'],
-  materialize: ['--force'],
-  sync: ['--accept-new-root'],
-};
-
-/** Flags may come anywhere; `--` ends them, so a later argument may start with "-". */
-function parse(argv: readonly string[]): Parsed {
-  const flags = new Map<string, string | true>();
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--') {
-      rest.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!a.startsWith('-') || a === '-') {
-      rest.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = eq < 0 ? a : a.slice(0, eq);
-    const inline = eq < 0 ? undefined : a.slice(eq + 1);
-    if (flags.has(name)) throw new UsageError(`ws: ${name} is given twice.`);
-    if (FLAGS_WITH_VALUE.has(name)) {
-      const value = inline ?? argv[++i];
-      if (value === undefined || value === '') throw new UsageError(`ws: ${name} needs a value.`);
-      flags.set(name, value);
-    } else if (FLAGS_ALONE.has(name)) {
-      if (inline !== undefined) throw new UsageError(`ws: ${name} takes no value.`);
-      flags.set(name, true);
-    } else {
-      throw new UsageError(`ws: unknown flag ${name}; run ws --help for the flags each command takes.`);
-    }
-  }
-  const [command, ...args] = rest;
-  for (const name of flags.keys()) {
-    if (GLOBAL_FLAGS.has(name)) continue;
-    if (command === undefined || !(COMMAND_FLAGS[command] ?? []).includes(name)) {
-      throw new UsageError(`ws: ${name} does not apply to ${command === undefined ? 'no command' : `"${command}"`}.`);
-    }
-  }
-  return { command, args, flags };
-}
 
 function positiveInt(flags: Parsed['flags'], name: string): number | undefined {
   const v = flags.get(name);
@@ -314,6 +256,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 if (import.meta.main) {
   // mcp and serve resolve only when their transport closes or a signal stops them. No
-  // top-level await: the bin is a CommonJS bundle (see package.json's build:bin).
+  // top-level await: the bin's bundles are CommonJS (see scripts/build-bin.ts). The bin's
+  // entry (src/bin/entry.ts) requires this module and runs main itself.
   void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

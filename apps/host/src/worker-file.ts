@@ -3,9 +3,9 @@
  * build, wherever it was installed or copied.
  *
  * From the sources and in the compiled executable, a module's `import.meta.url` is where
- * it lies, and the Worker's file is named relative to it. The bin (`build:bin`) is one
- * CommonJS bundle with a bytecode cache, so a command starts without parsing it; there
- * Bun fixes `import.meta.url` at build time to the source file's. So the bundle's first
+ * it lies, and the Worker's file is named relative to it. The bin (`build:bin`) is
+ * CommonJS bundles with bytecode caches, so a command starts without parsing them; there
+ * Bun fixes `import.meta.url` at build time to the source file's. So each bundle's first
  * line keeps the directory it runs from in `WS_BIN_DIR` (a variable of the bundle's own
  * scope, set nowhere else), and the file is named relative to that.
  */

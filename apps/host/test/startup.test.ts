@@ -4,11 +4,11 @@
  * store-backed mount, PostgreSQL's client, the watchers, the indexer, the MCP SDK, zod —
  * and the command that needs one loads it. Run from the sources under a preload that
  * records every module that imported another (the bin is one bundle, which hides that).
- * And the built bin is that bundle with its bytecode cache, beside the Worker files it
- * starts.
+ * And the built bin is bundles with their bytecode caches, beside the Worker files they
+ * start: a one-shot command loads its own bundle, `ws mcp` the server's, a grep the engine's.
  */
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { racyFingerprint } from './fingerprint-worker.ts';
 import { tempDir } from './fixtures.ts';
@@ -93,20 +93,67 @@ describe('racy fingerprints name their thread (the main thread no longer loads n
 });
 
 describe('the built bin', () => {
-  test('is one CommonJS bundle with its bytecode cache, and copied elsewhere it still starts its grep Workers', () => {
+  const BUNDLES = ['cli.js', 'ws-command.js', 'ws-server.js', 'grep-engine.js'];
+  let dist: string;
+  beforeAll(() => {
     const built = Bun.spawnSync(['bun', 'run', 'build:bin'], { cwd: join(REPO, 'apps/host'), stdout: 'ignore', stderr: 'pipe' });
     expect({ code: built.exitCode, stderr: built.exitCode === 0 ? '' : built.stderr.toString() }).toEqual({ code: 0, stderr: '' });
-    const dist = join(tempDir('ws-bin-'), 'dist');
+    dist = join(tempDir('ws-bin-'), 'dist');
     cpSync(join(REPO, 'apps/host/dist'), dist, { recursive: true });
-    expect(readFileSync(join(dist, 'cli.js'), 'utf8').split('\n').slice(0, 2)).toEqual(['#!/usr/bin/env bun', '// @bun @bytecode @bun-cjs']);
-    expect(existsSync(join(dist, 'cli.js.jsc'))).toBe(true);
-    const w = makeWorkspace([{ name: 'plain', backend: 'direct', files: { 'a.txt': 'one\ntwo\n' } }]);
+  });
+
+  /** A copy of the built bin without `missing`, and `ws ARGS` run from it. */
+  function runWithout(missing: readonly string[], args: readonly string[], stdin?: string) {
+    const copy = join(tempDir('ws-bin-'), 'dist');
+    cpSync(dist, copy, { recursive: true });
+    for (const name of missing) for (const file of [name, `${name}.jsc`]) rmSync(join(copy, file));
+    const ran = Bun.spawnSync(['bun', join(copy, 'cli.js'), ...args], { stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), stdout: 'pipe', stderr: 'pipe' });
+    return { code: ran.exitCode, stdout: ran.stdout.toString(), stderr: ran.stderr.toString() };
+  }
+
+  const w = makeWorkspace([{ name: 'plain', backend: 'direct', files: { 'a.txt': 'one\ntwo\n' } }]);
+  const grep = ['--config', w.config, 'call', 'grep', JSON.stringify({ pattern: 'tw[o]' })];
+
+  test('is CommonJS bundles with their bytecode caches, and copied elsewhere it still starts its grep Workers', () => {
+    for (const name of BUNDLES) {
+      expect({ name, head: readFileSync(join(dist, name), 'utf8').split('\n').find((line) => !line.startsWith('#!')) }).toEqual({ name, head: '// @bun @bytecode @bun-cjs' });
+      expect({ name, cache: existsSync(join(dist, `${name}.jsc`)) }).toEqual({ name, cache: true });
+    }
+    expect(readFileSync(join(dist, 'cli.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env bun');
     // A grep runs in a Worker: where the bundle could not find the Worker's file, it ran into its deadline.
-    const ran = Bun.spawnSync(['bun', join(dist, 'cli.js'), '--config', w.config, 'call', 'grep', JSON.stringify({ pattern: 'tw[o]' })], { stdout: 'pipe', stderr: 'pipe' });
-    expect({ code: ran.exitCode, stderr: ran.stderr.toString() }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(ran.stdout.toString())).toEqual({
+    const ran = runWithout([], grep);
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(ran.stdout)).toEqual({
       success: true,
       data: { results: [{ path: 'plain/a.txt', matches: [{ line: 2, text: 'two' }] }], totalMatches: 1, filesSearched: 1, skipped: [] },
     });
+  });
+
+  test("a one-shot command loads neither the MCP server's bundle nor, until it greps, the engine's", () => {
+    // The MCP SDK's method names are in the server's bundle alone.
+    const sdk = (name: string) => readFileSync(join(dist, name), 'utf8').includes('notifications/initialized');
+    expect({ command: sdk('ws-command.js'), server: sdk('ws-server.js') }).toEqual({ command: false, server: true });
+    const ls = runWithout(['ws-server.js', 'grep-engine.js'], ['--config', w.config, 'call', 'ls', JSON.stringify({ path: 'plain' })]);
+    expect({ code: ls.code, stderr: ls.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(ls.stdout).data.entries.map((e: { path: string }) => e.path)).toEqual(['plain/a.txt']);
+    expect(runWithout(['ws-server.js'], grep)).toMatchObject({ code: 0, stderr: '' });
+    // The engine is where the grep finds it: without its file, the grep cannot run.
+    expect(runWithout(['grep-engine.js'], grep).code).toBe(1);
+    // Usage errors, --help included, come from the command bundle.
+    expect(runWithout(['ws-server.js', 'grep-engine.js'], ['mcp', '--port', '1'])).toEqual({ code: 2, stdout: '', stderr: 'ws: --port does not apply to "mcp".\n' });
+    expect(runWithout(['ws-server.js', 'grep-engine.js'], ['--help']).stdout).toStartWith('usage: ws ');
+  });
+
+  test("ws mcp loads the server's bundle, not the command bundle", () => {
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'grep', arguments: { pattern: 'tw[o]' } } },
+    ];
+    const ran = runWithout(['ws-command.js'], ['--config', w.config, 'mcp'], `${requests.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    expect(ran.code).toBe(0);
+    const answers = ran.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1].result.structuredContent.totalMatches).toBe(1);
   });
 });

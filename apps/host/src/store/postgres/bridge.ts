@@ -41,7 +41,7 @@ export type Reply =
 export const ANSWER_TIMEOUT_MS = 60_000;
 
 // The built bin takes the Worker as another entry and names its file as it lies beside
-// the bundle (see `package.json`'s build:bin); the sources name it here.
+// the bundles (see `scripts/build-bin.ts`); the sources name it here.
 declare const WS_PG_WORKER: string | undefined;
 const WORKER = typeof WS_PG_WORKER === 'string' ? WS_PG_WORKER : './worker.ts';
 
