@@ -12,7 +12,8 @@ import { type Host, openHost } from './host.ts';
 import { collector } from './collector.ts';
 import { oneShotCommand } from './disk/one-shot.ts';
 import { printJson } from './pretty-json.ts';
-import { type Parsed, UsageError, parse } from './cli-args.ts';
+import { type Parsed, UsageError, parse, servesMcp } from './cli-args.ts';
+import { keepFreedPages } from './bin/keep-pages.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 
@@ -257,6 +258,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 if (import.meta.main) {
   // mcp and serve resolve only when their transport closes or a signal stops them. No
   // top-level await: the bin's bundles are CommonJS (see scripts/build-bin.ts). The bin's
-  // entry (src/bin/entry.ts) requires this module and runs main itself.
+  // entry (src/bin/entry.ts) requires this module and runs main itself, as it starts a
+  // server again keeping its freed pages (src/bin/keep-pages.ts); so does this.
+  if (servesMcp(process.argv.slice(2))) keepFreedPages();
   void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

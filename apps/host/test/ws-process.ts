@@ -146,11 +146,18 @@ export function printedHttpConfig(stdout: string): { url: string; token: string 
 
 /**
  * Starts `ws --config CONFIG serve --port 0` (no config: the embedded default) and waits
- * for the client config it prints; `extra` flags go after `serve`.
+ * for the client config it prints; `extra` flags go after `serve`; `env` is its
+ * environment (else this process's).
  */
-export async function startServe(config: string | undefined, cwd: string, extra: readonly string[] = [], command: readonly string[] = ['bun', CLI]): Promise<Serving> {
+export async function startServe(
+  config: string | undefined,
+  cwd: string,
+  extra: readonly string[] = [],
+  command: readonly string[] = ['bun', CLI],
+  env?: Record<string, string | undefined>,
+): Promise<Serving> {
   const configArgs = config === undefined ? [] : ['--config', config];
-  const proc = Bun.spawn([...command, ...configArgs, 'serve', '--port', '0', ...extra], { cwd, stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn([...command, ...configArgs, 'serve', '--port', '0', ...extra], { cwd, env, stdout: 'pipe', stderr: 'pipe' });
   let out = '';
   let err = '';
   let announced!: (found: { url: string; token: string | undefined }) => void;
