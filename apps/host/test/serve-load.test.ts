@@ -1,8 +1,10 @@
 /**
  * 20,000 `initialize` requests against a real `ws serve` on 127.0.0.1: its RSS (read
  * from /proc) stays flat, because no more than `maxSessions` sessions live and the
- * rest are closed — an old session is answered 404. The loop is bounded in count; it
- * talks to loopback only.
+ * rest are closed — an old session is answered 404. The server keeps the pages its
+ * allocator frees (src/bin/keep-pages.ts), so its RSS rises to the first burst's
+ * high-water mark and stays there: flat is measured over the last 10,000, where a leak of
+ * a few KB a session would show. The loop is bounded in count; it talks to loopback only.
  */
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
@@ -23,7 +25,7 @@ function rssMB(pid: number): number {
 }
 
 describe('ws serve under many sessions', () => {
-  test('20,000 initializes: RSS grows less than 50 MB, and old sessions are answered 404', async () => {
+  test('20,000 initializes: RSS flat over the last 10,000 and less than 100 MB above idle, and old sessions are answered 404', async () => {
     const w = makeWorkspace([{ name: 'work', backend: 'direct', files: { 'a.txt': 'a\n' } }]);
     const serving = await startServe(w.config, w.dir);
     try {
@@ -64,7 +66,10 @@ describe('ws serve under many sessions', () => {
       );
       expect(run.ids).toHaveLength(MEASURED);
       expect(new Set(run.ids).size).toBe(MEASURED);
-      expect(peak - idle).toBeLessThan(50);
+      expect(peak - idle).toBeLessThan(100);
+      // From the 10,000th on: less than 15 MB more, 1.5 KB a session.
+      const half = run.samples.slice(9);
+      expect(Math.max(...half, after) - (half[0] as number)).toBeLessThan(15);
 
       // The first sessions were closed long ago; the last ones still answer.
       for (const id of [run.ids[0], run.ids[1000], run.ids[MEASURED / 2]]) expect(await list(id)).toBe(404);
