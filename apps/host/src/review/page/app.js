@@ -13,6 +13,11 @@ const state = {
   /** The selected hunk's index. */
   selected: 0,
   busy: false,
+  /**
+   * The open file's history, where the person opened it: { shown: the version id shown,
+   * or null }. The file shown again (a new draft, an action's answer) shows it again too.
+   */
+  history: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -134,6 +139,7 @@ async function openFile(path, { keep = false } = {}) {
     say(answer.message, 'error');
     return;
   }
+  const historyOpen = keep && state.open === path ? state.history : null;
   state.open = path;
   state.file = answer.file;
   const entry = entryOf(path);
@@ -143,6 +149,8 @@ async function openFile(path, { keep = false } = {}) {
   if (location.hash !== `#${encodeURIComponent(path)}`) history.replaceState(null, '', `#${encodeURIComponent(path)}`);
   renderList();
   renderFile();
+  state.history = null;
+  if (historyOpen !== null) await showHistory(historyOpen.shown);
 }
 
 function shown() {
@@ -257,9 +265,13 @@ function select(index, scroll = true) {
 
 // ── History ──
 
-async function showHistory() {
+async function showHistory(shownId = null) {
   const box = $('history');
-  const answer = await getJson(`/review/api/history?path=${encodeURIComponent(state.open)}`);
+  const path = state.open;
+  const answer = await getJson(`/review/api/history?path=${encodeURIComponent(path)}`);
+  // Another file opened meanwhile: its page has a history box of its own.
+  if (state.open !== path || !box.isConnected) return;
+  state.history = { shown: null };
   box.hidden = false;
   box.replaceChildren(el('h3', { text: 'History' }));
   if (!answer.ok) {
@@ -269,6 +281,13 @@ async function showHistory() {
   if (answer.versions.length === 0) box.append(el('p', { class: 'quiet', text: 'The store holds no versions of this file.' }));
   const list = el('ol', { class: 'versions' });
   const view = el('pre', { class: 'version-text', hidden: '' });
+  const show = async (id) => {
+    const shownVersion = await getJson(`/review/api/version?path=${encodeURIComponent(path)}&version=${encodeURIComponent(id)}`);
+    if (!view.isConnected) return;
+    if (state.history !== null) state.history.shown = id;
+    view.hidden = false;
+    view.textContent = shownVersion.ok ? (shownVersion.text === null ? '(absent)' : shownVersion.text) : shownVersion.message;
+  };
   for (const v of answer.versions) {
     const when = new Date(v.at).toLocaleString();
     list.append(
@@ -281,11 +300,7 @@ async function showHistory() {
         el('button', {
           type: 'button',
           text: 'Show',
-          onclick: async () => {
-            const shownVersion = await getJson(`/review/api/version?path=${encodeURIComponent(state.open)}&version=${encodeURIComponent(v.id)}`);
-            view.hidden = false;
-            view.textContent = shownVersion.ok ? (shownVersion.text === null ? '(absent)' : shownVersion.text) : shownVersion.message;
-          },
+          onclick: () => show(v.id),
         }),
         el('button', {
           type: 'button',
@@ -301,6 +316,7 @@ async function showHistory() {
   }
   box.append(list, view);
   box.scrollIntoView({ block: 'nearest' });
+  if (shownId !== null && answer.versions.some((v) => v.id === shownId)) await show(shownId);
 }
 
 // ── Keys ──
