@@ -282,9 +282,10 @@ async function showHistory(shownId = null) {
   const list = el('ol', { class: 'versions' });
   const view = el('pre', { class: 'version-text', hidden: '' });
   const show = async (id) => {
+    // Noted before asking, so the file shown again meanwhile shows this version too.
+    if (state.history !== null) state.history.shown = id;
     const shownVersion = await getJson(`/review/api/version?path=${encodeURIComponent(path)}&version=${encodeURIComponent(id)}`);
     if (!view.isConnected) return;
-    if (state.history !== null) state.history.shown = id;
     view.hidden = false;
     view.textContent = shownVersion.ok ? (shownVersion.text === null ? '(absent)' : shownVersion.text) : shownVersion.message;
   };
