@@ -268,10 +268,11 @@ function select(index, scroll = true) {
 async function showHistory(shownId = null) {
   const box = $('history');
   const path = state.open;
+  // Noted before asking: the file shown again meanwhile opens its history itself.
+  state.history = { shown: shownId };
   const answer = await getJson(`/review/api/history?path=${encodeURIComponent(path)}`);
-  // Another file opened meanwhile: its page has a history box of its own.
+  // The file shown again, or another opened, meanwhile: that view has its own history box.
   if (state.open !== path || !box.isConnected) return;
-  state.history = { shown: null };
   box.hidden = false;
   box.replaceChildren(el('h3', { text: 'History' }));
   if (!answer.ok) {
