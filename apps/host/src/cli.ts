@@ -260,6 +260,7 @@ if (import.meta.main) {
   // top-level await: the bin's bundles are CommonJS (see scripts/build-bin.ts). The bin's
   // entry (src/bin/entry.ts) requires this module and runs main itself, as it starts a
   // server again keeping its freed pages (src/bin/keep-pages.ts); so does this.
-  if (servesMcp(process.argv.slice(2))) keepFreedPages();
-  void main(process.argv.slice(2)).then((code) => process.exit(code));
+  const argv = process.argv.slice(2);
+  if (servesMcp(argv)) keepFreedPages();
+  void main(argv).then((code) => process.exit(code));
 }

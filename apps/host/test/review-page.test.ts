@@ -210,15 +210,14 @@ describe('the review page', () => {
 
   test('the file shown again (a new draft) keeps its history open, and the version shown', async () => {
     await step('history kept', async () => {
-      // The draft the step before restored: the agent's first write.
-      const restored = DRAFT;
+      // The draft the step before restored is the agent's first write, DRAFT.
       await page.locator('button', { hasText: 'History' }).click();
       await page.waitForFunction(() => document.querySelectorAll('#history li').length >= 6, undefined, { timeout: SHOWN_WITHIN_MS });
       await page.locator('#history li').last().locator('button', { hasText: 'Show' }).click();
       await page.locator('.version-text').waitFor({ state: 'visible', timeout: SHOWN_WITHIN_MS });
       const oldest = (await page.locator('.version-text').textContent()) as string;
       // The agent drafts again, far from the other hunks: the page shows the file again, with three.
-      await mcpCall(agent, 'write', { path: 'work/a.txt', content: restored.replace('line1 = 1;', 'line1 = 1 * 100;') });
+      await mcpCall(agent, 'write', { path: 'work/a.txt', content: DRAFT.replace('line1 = 1;', 'line1 = 1 * 100;') });
       await count('.hunk', 3);
       // Its history is open still, the new version on top, and the version shown is shown still.
       await page.waitForFunction(() => document.querySelectorAll('#history li').length >= 7, undefined, { timeout: SHOWN_WITHIN_MS });
@@ -226,7 +225,7 @@ describe('the review page', () => {
       await text('.version-text', oldest, { exact: true });
       expect(await page.locator('.version-text').isVisible()).toBe(true);
       // Back to the restored draft, for the steps after.
-      await mcpCall(agent, 'write', { path: 'work/a.txt', content: restored });
+      await mcpCall(agent, 'write', { path: 'work/a.txt', content: DRAFT });
       await count('.hunk', 2);
     });
   });

@@ -20,7 +20,7 @@
  */
 
 /** The option mimalloc reads from the environment at start. */
-export const PURGE_DELAY = 'MIMALLOC_PURGE_DELAY';
+const PURGE_DELAY = 'MIMALLOC_PURGE_DELAY';
 
 /**
  * The environment the process started with and `MIMALLOC_PURGE_DELAY=-1`, or null where
@@ -36,7 +36,9 @@ export function environmentKeepingPages(environ: string): string[] | null {
 /**
  * Replaces this process with itself started with `MIMALLOC_PURGE_DELAY=-1`, where it can.
  * It reads `/proc` through libc, as it calls `execve`: `node:fs` alone would add some
- * 6 ms to the server's start, which the process about to be replaced would pay.
+ * 6 ms to the server's start, which the process about to be replaced would pay. The four
+ * symbols are bound here, not through `src/disk/libc.ts`, whose binding (a dozen symbols,
+ * each compiled when bound) the bin's small entry would carry and pay for whole.
  */
 export function keepFreedPages(): void {
   if (process.platform !== 'linux') return;
