@@ -1,7 +1,8 @@
 /**
  * A preload for `bun --preload` that records, at exit, each module that imported
  * another (so every module with imports that was loaded), one path a line, to the file
- * `WS_LOADS_OUT` names. startup.test.ts reads it.
+ * `WS_LOADS_OUT` names, and each of Bun's own modules loaded (`bun:sqlite`…: the
+ * resolver is not asked for those, `require.cache` holds them). startup.test.ts reads it.
  */
 import { writeFileSync } from 'node:fs';
 import { plugin } from 'bun';
@@ -18,5 +19,6 @@ plugin({
 });
 process.on('exit', () => {
   const out = process.env.WS_LOADS_OUT;
-  if (out !== undefined) writeFileSync(out, [...importers].join('\n'));
+  const builtins = Object.keys(require.cache).filter((key) => key.startsWith('bun:'));
+  if (out !== undefined) writeFileSync(out, [...importers, ...builtins].join('\n'));
 });

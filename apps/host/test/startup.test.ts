@@ -144,6 +144,28 @@ describe('the built bin', () => {
     expect(runWithout(['ws-server.js', 'grep-engine.js'], ['--help']).stdout).toStartWith('usage: ws ');
   });
 
+  test('a ws call on direct mounts opens no SQLite and collects no garbage; one on a store-backed mount opens SQLite', () => {
+    const recorder = join(import.meta.dir, 'load-recorder.ts');
+    const stored = makeWorkspace([{ name: 'kept', backend: 'store', files: { 'a.txt': 'one\n' } }]);
+    /** Bun's own modules loaded (the bundle requires them; `require.cache` holds them), and the garbage collections logged. */
+    const run = (config: string) => {
+      const out = join(tempDir('ws-loads-'), 'loads.txt');
+      const ran = Bun.spawnSync(['bun', '--preload', recorder, join(dist, 'cli.js'), '--config', config, 'call', 'ls', '{}'], {
+        // JavaScriptCore writes a line on stderr as each collection starts.
+        env: { ...process.env, WS_LOADS_OUT: out, BUN_JSC_logGC: '1' },
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      expect(ran.exitCode).toBe(0);
+      const loaded = readFileSync(out, 'utf8').split('\n');
+      return { sqlite: loaded.includes('bun:sqlite'), collections: ran.stderr.toString().split('\n').filter((line) => line.includes(': START ')).length };
+    };
+    // A config read while the event loop waited on it let Bun collect at the first idle turn (4–5 ms).
+    expect(run(w.config)).toEqual({ sqlite: false, collections: 0 });
+    expect(run(stored.config).sqlite).toBe(true);
+  });
+
   test("ws mcp loads the server's bundle, not the command bundle", () => {
     const requests = [
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },

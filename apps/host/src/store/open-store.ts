@@ -6,7 +6,7 @@
  * (no `-wal` beside it) is checked over an immutable read-only connection, which makes
  * no `-wal` or `-shm`.
  */
-import { Database, constants } from 'bun:sqlite';
+import type { Database } from 'bun:sqlite';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { doneWriting, tempName } from '../disk/boundary.ts';
@@ -17,6 +17,14 @@ import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 import type { HostConfig } from '../config.ts';
 import { FIRST_BRANCH, SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
+
+/**
+ * `bun:sqlite`, loaded when a store is first opened: 1–2 ms of the start of a one-shot
+ * command whose mounts are all direct, which opens none.
+ */
+function sqlite(): typeof import('bun:sqlite') {
+  return require('bun:sqlite') as typeof import('bun:sqlite');
+}
 
 /** How long a connection waits on SQLite's own lock before it answers "busy". */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -91,7 +99,7 @@ function openLocked(path: string, options: OpenOptions): SqliteStore {
   if (!existsSync(`${path}-wal`)) checkIdle(path);
   let db: Database | undefined;
   try {
-    db = new Database(path, { create: false, readwrite: true });
+    db = new (sqlite().Database)(path, { create: false, readwrite: true });
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.run('PRAGMA journal_mode = WAL');
     // FULL in WAL mode fsyncs the log at every commit: a committed barrier survives power loss.
@@ -125,7 +133,7 @@ function createStore(path: string, options: OpenOptions): void {
   const tmp = join(dir, name);
   let db: Database | undefined;
   try {
-    db = new Database(tmp, { create: true, readwrite: true });
+    db = new (sqlite().Database)(tmp, { create: true, readwrite: true });
     // A new store's pages are 8 KiB (SQLite's default is 4): a blob of source text, packed,
     // mostly fits one page instead of a chain of overflow pages, and a first sync writes
     // (and checkpoints) half as many pages. Set before the first table; a store made
@@ -204,7 +212,8 @@ function checkIdle(path: string): void {
   let db: Database | undefined;
   try {
     // immutable: no locking, no `-wal` or `-shm` (nobody else has it open: see the caller).
-    db = new Database(`${uriOf(path)}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
+    const { Database: Connection, constants } = sqlite();
+    db = new Connection(`${uriOf(path)}?immutable=1`, constants.SQLITE_OPEN_READONLY | constants.SQLITE_OPEN_URI);
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
     for (const t of tables) db.query(`SELECT 1 FROM "${t.name.replace(/"/g, '""')}" LIMIT 1`).get();
