@@ -97,10 +97,10 @@ export function parentSegment(raw: string): string {
 }
 
 /** A path whose first part is not a mount. */
-export function unknownMount(raw: string, name: string, mounts: readonly string[], guess: string | undefined): string {
+export function unknownMount(raw: string, name: string, mounts: readonly string[], guesses: readonly string[]): string {
   const known = mounts.length === 0 ? 'this workspace has no mounts' : `the mounts are ${list(mounts)}`;
   const start = name === '' ? `The path ${quoted(raw)} names no mount` : `There is no mount named ${quoted(name)}`;
-  const hint = guess === undefined ? 'paths begin with a mount name, as in work/src/a.ts' : `did you mean ${echoed(guess)}?`;
+  const hint = guesses.length === 0 ? 'paths begin with a mount name, as in work/src/a.ts' : `did you mean ${guesses.map(echoed).join(' or ')}?`;
   return `${start}; ${known}: ${hint}`.replace(/([^?])$/, '$1.');
 }
 

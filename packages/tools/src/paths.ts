@@ -53,8 +53,14 @@ export function locate(workspace: Workspace, raw: string): Location {
   const mount = workspace.mounts.find((m) => m.name === name);
   if (mount === undefined) {
     const names = workspace.mounts.map((m) => m.name);
-    const guess = names.length === 1 && split.parts.length > 0 ? prefixed(names[0], split.parts.join('/')) : undefined;
-    return { ok: false, message: unknownMount(raw, name ?? '', names, guess) };
+    // With one mount, the path as meant is the whole path inside it (the mount's name left
+    // out) or, where it has more parts, the rest of it (another mount's name put first,
+    // such as the examples' "work"): both are offered, so one of them names the file.
+    const guesses =
+      names.length !== 1 || split.parts.length === 0
+        ? []
+        : [prefixed(names[0], split.parts.join('/')), ...(rest.length > 0 ? [prefixed(names[0], rest.join('/'))] : [])];
+    return { ok: false, message: unknownMount(raw, name ?? '', names, guesses) };
   }
   const rel = rest.join('/');
   return { ok: true, mount, rel, path: prefixed(mount.name, rel) };

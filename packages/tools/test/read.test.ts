@@ -96,7 +96,8 @@ for (const backend of ['store', 'direct'] as const) {
         ['C:/x', 'is absolute'],
         ['work\\src\\a.ts', 'has a backslash'],
         ['work/a\0b', 'NUL'],
-        ['other/a.ts', 'There is no mount named "other"; the mounts are work: did you mean work/other/a.ts?'],
+        ['other/a.ts', 'There is no mount named "other"; the mounts are work: did you mean work/other/a.ts or work/a.ts?'],
+        ['a.ts', 'There is no mount named "a.ts"; the mounts are work: did you mean work/a.ts?'],
       ];
       for (const [path, words] of refusals) {
         const r = await call(ws, { path });
@@ -104,6 +105,18 @@ for (const backend of ['store', 'direct'] as const) {
         if (!r.success) expect(r.error).toContain(words);
       }
       expect(ws.mounts[0].calls.read ?? 0).toBe(0);
+    });
+
+    test('a path without its mount, or with another mount first, is answered with paths one of which reads the file', async () => {
+      const ws = workspace(backend);
+      for (const path of ['src/a.ts', 'repo/src/a.ts', 'a.ts/src/a.ts']) {
+        const r = await call(ws, { path });
+        if (r.success) throw new Error(`${path} was read`);
+        const offered = /did you mean (.+)\?$/.exec(r.error)?.[1].split(' or ') ?? [];
+        const read = [];
+        for (const guess of offered) if ((await call(ws, { path: guess })).success) read.push(guess);
+        expect({ path, read }).toEqual({ path, read: ['work/src/a.ts'] });
+      }
     });
 
     test('the paging package’s refusals come back as sentences', async () => {
