@@ -25,6 +25,28 @@ test('a Worker stuck in one line past its deadline is ended and replaced: the an
   expect([...next.hits]).toEqual([1]);
 });
 
+test('a file a batch gave back past its limit has that time counted: its scan gets what is left of its limit, and says what was spent ahead', async () => {
+  const pool = grepWorkers();
+  try {
+    const evil = enc.encode(`${'a'.repeat(40)}b\n`.repeat(5));
+    // One line of this pattern costs far more than the 50 ms a file has ahead: the batch is slow.
+    const answer = await pool.prescanner.run({ pattern: '(a+)+(?=$)', options, items: [{ bytes: evil }], itemMs: 50, stallMs: 5000 });
+    expect(answer?.slow).toBe(true);
+    const back = answer?.verdicts[0];
+    if (!(back instanceof Uint8Array)) throw new Error('the slow file did not come back as its bytes');
+    // Less than it spent ahead is left: the scan stops before its first line, by itself
+    // (before, it was given the whole 40 ms, ran into the line, and was ended: lost).
+    const r = await pool.runner({ pattern: '(a+)+(?=$)', options, bytes: back, lineEnds: false, timeLimitMs: 40 });
+    expect({ lost: r.lost, stoppedAt: r.stoppedAt }).toEqual({ lost: undefined, stoppedAt: 1 });
+    expect(r.aheadMs).toBeGreaterThanOrEqual(50);
+    // Counted once: the same bytes scanned again get their whole limit.
+    const again = await pool.runner({ pattern: 'b$', options, bytes: back, lineEnds: false, timeLimitMs: 5000 });
+    expect({ hits: [...again.hits], aheadMs: again.aheadMs }).toEqual({ hits: [1, 2, 3, 4, 5], aheadMs: undefined });
+  } finally {
+    pool.close();
+  }
+});
+
 test('scans from several callers at once each get their own answer', async () => {
   const jobs = Array.from({ length: 10 }, (_, i) => workers.runner({ pattern: `n${i}$`, options, bytes: enc.encode(Array.from({ length: 10 }, (_, k) => `n${k}`).join('\n')), lineEnds: false, timeLimitMs: 5000 }));
   const answers = await Promise.all(jobs);

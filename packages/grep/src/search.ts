@@ -105,6 +105,12 @@ export type MatchJobResult = ScanResult & {
   readonly lost?: boolean;
   /** The decoded text, where the scan ran in this thread (so it is not decoded twice). */
   readonly text?: string;
+  /**
+   * Milliseconds the runner spent matching these very bytes before this job (a host that
+   * searches ahead, and gave the file back when one of its lines ran past the time it
+   * had there): matching time, counted against the deadline with the job's own.
+   */
+  readonly aheadMs?: number;
 };
 
 /**
@@ -547,7 +553,7 @@ export async function searchFiles(
 
     const started = now();
     const scan = await run({ pattern, options: patternOptions, bytes, lineEnds: noted, timeLimitMs: Math.min(left, 2 ** 31 - 1) });
-    spent += now() - started;
+    spent += now() - started + (scan.aheadMs ?? 0);
     if (await tally(path, file.version, scan, () => foundFile(path, file.version, bytes, scan, matcher, before, after))) break;
   }
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { type GrepFile, GrepError, search, searchFiles } from '../src/index.ts';
+import { type GrepFile, GrepError, type MatchRunner, runMatchJob, search, searchFiles } from '../src/index.ts';
 
 const enc = new TextEncoder();
 const file = (path: string, text: string): GrepFile => ({ path, bytes: enc.encode(text) });
@@ -87,6 +87,23 @@ describe('never lies, never hangs', () => {
     const a = await search('line', slowFiles(), { timeoutMs: 500, now });
     expect(a.stopped).toBeUndefined();
     expect([a.filesSearched, a.totalMatches]).toEqual([4, 8]);
+  });
+
+  test('time a runner spent matching a file ahead counts against the deadline with the scan of it', async () => {
+    let t = 0;
+    const now = () => t;
+    const first = enc.encode('line one\n');
+    const files: GrepFile[] = [{ path: 'work/a.txt', bytes: first }, file('work/b.txt', 'line one\n'), file('work/c.txt', 'line one\n')];
+    // The first file took 600 ms of matching before its job (a host searching ahead); its job itself took none.
+    const runner: MatchRunner = async (job) => {
+      const scan = runMatchJob(job, now);
+      return job.bytes === first ? { ...scan, aheadMs: 600 } : scan;
+    };
+    const a = await search('line', files, { timeoutMs: 500, now, runner });
+    expect({ searched: a.filesSearched, stopped: a.stopped }).toEqual({ searched: 1, stopped: { path: 'work/b.txt', line: 1, lost: false } });
+    // Without it, the same search is within its deadline.
+    const b = await search('line', files, { timeoutMs: 500, now, runner: async (job) => runMatchJob(job, now) });
+    expect({ searched: b.filesSearched, stopped: b.stopped }).toEqual({ searched: 3, stopped: undefined });
   });
 
   test('a line the engine gave up on is reported, never counted as a non-match', async () => {

@@ -47,8 +47,13 @@ export interface ScannedAhead {
   readonly lineEnds: boolean;
 }
 
-/** A file's verdict as it crosses back from a Worker: none, its bytes with the scan made of them (where certain), the scan alone (`counting`), or null. */
-export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead } | Counted | null;
+/**
+ * A file's verdict as it crosses back from a Worker: none, its bytes with the scan made of
+ * them (where certain), the scan alone (`counting`), or null. `aheadMs`: the file whose
+ * scan ran past its limit (the batch is `slow`) carries the time spent on it, which its
+ * search counts against the deadline (`MatchJobResult.aheadMs`).
+ */
+export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead; readonly aheadMs?: number } | Counted | null;
 
 /**
  * A read file's verdict as it crosses back: none (its size), its reading — or where the
@@ -57,8 +62,8 @@ export type WorkerVerdict = 'none' | { readonly bytes: Uint8Array; readonly scan
  */
 export type WorkerReadVerdict =
   | { readonly none: number }
-  | { readonly reading: Reading; readonly scan?: ScannedAhead }
-  | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead }
+  | { readonly reading: Reading; readonly scan?: ScannedAhead; readonly aheadMs?: number }
+  | { readonly bytes: Uint8Array; readonly scan?: ScannedAhead; readonly aheadMs?: number }
   | Counted;
 
 /** What a read batch found for one path: no line matches (the file's size), the reading or the bytes (search it), or the scan alone. */

@@ -204,6 +204,16 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       made.delete(job.bytes);
       return ahead.result;
     }
+    // Time already spent matching these bytes ahead (a line ran past the time it had there)
+    // is taken from this scan's, and told to the search, which counts both.
+    const aheadMs = spentAhead.get(job.bytes) ?? 0;
+    if (aheadMs > 0) {
+      spentAhead.delete(job.bytes);
+      const left = job.timeLimitMs - aheadMs;
+      // Nothing left: a limit already past, so the scan stops before its first line.
+      const scan = await runner({ ...job, timeLimitMs: left > 0 ? left : -1 });
+      return { ...scan, aheadMs };
+    }
     // A scan sent here (a large file's stretch, a file a batch left unsure) paces a
     // one-shot caller's collections as a batch's bytes do: the stretch's bytes and the
     // text it keeps to show lines are garbage once it has passed.
@@ -287,6 +297,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // The scans made ahead, by the very bytes they were made of: the search's job for those
   // bytes is answered with its scan, not sent to a Worker again.
   const made = new WeakMap<Uint8Array, ScannedAhead & { readonly key: string }>();
+  // The time a Worker spent on bytes it gave back unsure, past their limit (`aheadMs`).
+  const spentAhead = new WeakMap<Uint8Array, number>();
   const remember = (job: PrescanJob, bytes: Uint8Array, scan: ScannedAhead | undefined) => {
     if (scan !== undefined) made.set(bytes, { ...scan, key: jobKey(job.pattern, job.options) });
   };
@@ -302,6 +314,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       }
       callerBound.searched(v.bytes.length);
       remember(job, v.bytes, v.scan);
+      if (v.aheadMs !== undefined) spentAhead.set(v.bytes, v.aheadMs);
       return v.bytes;
     });
     return { verdicts, slow: answer.slow };
@@ -338,6 +351,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         if (bytes !== null) {
           callerBound.searched(bytes.length);
           remember(job, bytes, v.scan);
+          if (v.aheadMs !== undefined) spentAhead.set(bytes, v.aheadMs);
         }
         return 'bytes' in v ? { bytes: v.bytes } : { reading: v.reading };
       });

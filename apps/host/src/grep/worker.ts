@@ -31,12 +31,12 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
   let slow = false;
   const verdicts: WorkerVerdict[] = [];
   const moved: ArrayBuffer[] = [];
-  const give = (unpacked: Uint8Array, scan?: ScannedAhead) => {
+  const give = (unpacked: Uint8Array, scan?: ScannedAhead, aheadMs?: number) => {
     // A full page's search only counts: the scan goes back, the bytes stay (garbage here).
     const counted = scan !== undefined && job.counting === true;
     // Bytes that go back are their own, not a view of the buffer the next blob is unpacked into.
     const bytes = !counted && unpacking.holds(unpacked) ? unpacked.slice() : unpacked;
-    verdicts.push(counted ? { counted: { size: bytes.length, scan: scan.result } } : scan === undefined ? { bytes } : { bytes, scan });
+    verdicts.push(counted ? { counted: { size: bytes.length, scan: scan.result } } : scan !== undefined ? { bytes, scan } : aheadMs !== undefined ? { bytes, aheadMs } : { bytes });
     if (!move) return;
     for (const b of [...(counted ? [] : [bytes.buffer as ArrayBuffer]), ...(scan ? scanBuffers(scan.result) : [])]) {
       if (!moved.includes(b)) moved.push(b);
@@ -57,9 +57,12 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
     const bytes = 'bytes' in item ? item.bytes : unpacking.unpack(item.codec, item.packed);
     const limit = itemLimitMs(job.itemMs, bytes.length);
     const ahead = scanAhead(job.pattern, job.options, bytes, limit, now);
+    // A file whose scan ran past its limit makes the pattern slow here; the time it took is
+    // matching time, and goes back with it to count against the search's deadline.
+    const took = now() - started;
+    if (ahead.kind === 'unsure' && took >= limit) slow = true;
     if (ahead.kind === 'none') verdicts.push('none');
-    else give(bytes, ahead.kind === 'scanned' ? { result: ahead.result, lineEnds: ahead.lineEnds } : undefined);
-    if (ahead.kind === 'unsure' && now() - started >= limit) slow = true;
+    else give(bytes, ahead.kind === 'scanned' ? { result: ahead.result, lineEnds: ahead.lineEnds } : undefined, slow ? took : undefined);
   }
   return { verdicts, moved, slow };
 }
@@ -101,8 +104,10 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
       return own;
     };
     const own = (reading: Reading): Reading => (reading.kind !== 'file' || reading.bytes === null ? reading : { ...reading, bytes: ownBytes(reading.bytes) });
-    const back = (reading: SearchReading, scan?: ScannedAhead): WorkerReadVerdict =>
-      reading.kind === 'read' ? { bytes: ownBytes(reading.bytes), ...(scan ? { scan } : {}) } : { reading: own(reading), ...(scan ? { scan } : {}) };
+    const back = (reading: SearchReading, scan?: ScannedAhead, aheadMs?: number): WorkerReadVerdict => {
+      const extra = { ...(scan ? { scan } : {}), ...(aheadMs !== undefined ? { aheadMs } : {}) };
+      return reading.kind === 'read' ? { bytes: ownBytes(reading.bytes), ...extra } : { reading: own(reading), ...extra };
+    };
     let slow = false;
     // As many files at a time as the arena holds: each searched before the next are read into it.
     for (let from = 0; from < job.read.paths.length; ) {
@@ -135,7 +140,7 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
         } else if (v !== null && v.scan !== undefined) {
           verdicts.push(back(reading, v.scan));
           moved.push(...scanBuffers(v.scan.result));
-        } else verdicts.push(back(reading));
+        } else verdicts.push(back(reading, undefined, v === null ? undefined : v.aheadMs));
       });
     }
     return { verdicts, moved, slow };
