@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Reading } from '@ws/reconcile';
 import { diskPort, diskReader } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import { dec, repeatedNameTree, seededRandom, tempDir } from './fixtures.ts';
+import { dec, repeatedNameTree, seededRandom, tempDir, whileSwapping } from './fixtures.ts';
 
 /** Every stat racy (a granularity of a minute): an empty file pauses a batch (see above). */
 const options = (root: string) => ({ root, rules: walkRules([], undefined), followSymlinks: false, walkCap: 100_000, timestampGranularityMs: 60_000 });
@@ -280,6 +280,70 @@ describe('files rewritten while a batch reads them', () => {
     } finally {
       writer.kill();
       await writer.exited;
+    }
+  });
+});
+
+describe('a file and a FIFO swapped while a search reads them', () => {
+  test('every reading is the file whole, or the FIFO refused; never a byte of the FIFO, whose reader gets all that was written', async () => {
+    const root = tempDir('ws-held-fifo-');
+    // `sub` and `link` trade places in a tight loop (test/swapper.ts): a name stated as the
+    // file may be the FIFO by its open, and the other way about.
+    const FILE = 'the file, whole\n'.repeat(50);
+    writeFileSync(join(root, 'sub'), FILE);
+    expect(Bun.spawnSync(['mkfifo', join(root, 'link')]).exitCode).toBe(0);
+    // The FIFO's own side: held open for reading and writing (so opening it never blocks),
+    // 4,000 bytes put in at once, and read back when the test says.
+    const holder = Bun.spawn(
+      [
+        'bun',
+        '-e',
+        `const { constants, openSync, writeSync, readSync } = require('node:fs');
+         const fifo = ${JSON.stringify(join(root, 'link'))};
+         const fd = openSync(fifo, 'r+');
+         writeSync(fd, 'p'.repeat(4000));
+         process.stdout.write('ready\\n');
+         for await (const _ of console) {
+           // What is left in the pipe, read without waiting (the swaps may have moved the FIFO: read through the descriptor).
+           const reader = openSync('/proc/self/fd/' + fd, constants.O_RDONLY | constants.O_NONBLOCK);
+           let got = 0;
+           const buf = Buffer.alloc(8192);
+           try { for (;;) { const n = readSync(reader, buf, 0, buf.length, null); if (n <= 0) break; got += n; } } catch {}
+           process.stdout.write(got + '\\n');
+           process.exit(0);
+         }`,
+      ],
+      { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' },
+    );
+    const lines = holder.stdout.getReader();
+    const dec8 = new TextDecoder();
+    expect(dec8.decode((await lines.read()).value)).toBe('ready\n');
+    const disk = diskPort(options(root));
+    const r = diskReader(disk.readerSpec);
+    const seen = { file: 0, refused: 0 };
+    try {
+      await whileSwapping(root, async () => {
+        for (let round = 0; round < 300; round++) {
+          for (const got of await searchRead(r, ['sub', 'link'], 1 << 20)) {
+            if (got.kind === 'file') {
+              expect(text(got)).toBe(FILE);
+              seen.file++;
+            } else {
+              expect(got.kind).toBe('unobservable');
+              seen.refused++;
+            }
+          }
+        }
+      });
+      holder.stdin.write('read\n');
+      await holder.stdin.flush();
+      // The 4,000 bytes are all still there for the FIFO's reader.
+      expect(dec8.decode((await lines.read()).value)).toBe('4000\n');
+      expect(seen.file).toBeGreaterThan(0);
+      expect(seen.refused).toBeGreaterThan(0);
+    } finally {
+      holder.kill();
+      await holder.exited;
     }
   });
 });

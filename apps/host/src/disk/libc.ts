@@ -127,10 +127,11 @@ export interface Libc {
   close(fd: number): void;
   /**
    * Reads the regular file `name` in `dirfd` whole into `into` from `at`, as a careful read
-   * does — a stat of the name first (a regular file, not a link), opened without following
-   * a link or blocking, a stat of the descriptor before a byte is read (a FIFO swapped in
-   * meanwhile is never read from) and after (the file did not change while it was read) —
-   * but with no object made for any of it: a grep reads every file of a tree so. Its
+   * does — a stat of the name first (a regular file, not a link: nothing else is opened),
+   * opened without following a link or blocking, read at offsets (a FIFO swapped in
+   * meanwhile is never read from), and a stat of the descriptor after showing the very
+   * file the name's stat showed, unchanged (device, inode, size, times) — but with no
+   * object made for any of it: a grep reads every file of a tree so. Its
    * length; -2 where it is a plain file that does not fit in `into` from `at` (nothing is
    * read); -1 wherever anything else is unusual (not a regular file, empty, over
    * `maxBytes`, changed, any failure): the caller then reads it the careful way, which
@@ -250,35 +251,41 @@ function bind(): Libc | null {
       }
     }
   };
-  // Two more stat buffers for a whole read: the descriptor's before and after the read, compared as bytes.
+  // Two more stat buffers for a whole read: the name's before the open, the descriptor's after the read, compared as bytes.
   // Each over an ArrayBuffer of its own: JavaScriptCore may move a small typed array's
   // bytes (a pointer taken of one then reads stale memory), never an ArrayBuffer's.
   const before = new Uint8Array(new ArrayBuffer(160));
   const beforeView = new DataView(before.buffer);
   const beforePtr = ptr(before);
   const after = new Uint8Array(new ArrayBuffer(160));
+  const afterView = new DataView(after.buffer);
   const afterPtr = ptr(after);
   // An empty name, for a stat of the descriptor itself; its pointer taken at each call, so the buffer is held by the function.
   const empty = new Uint8Array(new ArrayBuffer(1));
   const READ_FLAGS = O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC;
-  /** The fields two stats of one unchanged file share: inode (8 bytes at 8), size (48), mtime and ctime (88–120). */
+  /** The fields two stats of one unchanged file share: device and inode (16 bytes at 0), size (48), mtime and ctime (88–120). */
   const unchanged = (): boolean => {
-    for (let k = 8; k < 16; k++) if (before[k] !== after[k]) return false;
+    for (let k = 0; k < 16; k++) if (before[k] !== after[k]) return false;
     for (let k = 48; k < 56; k++) if (before[k] !== after[k]) return false;
     for (let k = 88; k < 120; k++) if (before[k] !== after[k]) return false;
     return true;
   };
   const pread = c.pread as unknown as (fd: number, buf: number, count: number, offset: number) => number | bigint;
   const readWholeAt = (dirfd: number, name: string, into: Uint8Array, at: number, maxBytes: number): number => {
+    // Five calls a file: the name's stat (only a regular file is opened: never a FIFO, whose
+    // opening would wake a writer waiting on it), the open, the read, the descriptor's stat,
+    // the close. The descriptor's stat after the read shows the same file as the name's
+    // did (device, inode, size, times), so what was read is that file as it was stated:
+    // not one swapped in or written to meanwhile (a FIFO swapped in is not read from
+    // either: a pipe cannot be read at an offset).
     const n = cname(name);
-    if (c.fstatat(dir(dirfd), n, bufPtr, AT_SYMLINK_NOFOLLOW) < 0 || (view.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
+    if (c.fstatat(dir(dirfd), n, beforePtr, AT_SYMLINK_NOFOLLOW) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
+    const size = beforeView.getUint32(52, true) * 4294967296 + beforeView.getUint32(48, true);
+    if (size === 0 || size > maxBytes) return -1;
+    if (at + size > into.length) return -2;
     const fd = c.openat(dir(dirfd), n, READ_FLAGS, 0);
     if (fd < 0) return -1;
     try {
-      if (c.fstatat(fd, ptr(empty), beforePtr, AT_EMPTY_PATH) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
-      const size = beforeView.getUint32(52, true) * 4294967296 + beforeView.getUint32(48, true);
-      if (size === 0 || size > maxBytes) return -1;
-      if (at + size > into.length) return -2;
       const base = ptr(into, at);
       let off = 0;
       while (off < size) {
@@ -286,7 +293,7 @@ function bind(): Libc | null {
         if (got <= 0) break;
         off += got;
       }
-      if (off !== size || c.fstatat(fd, ptr(empty), afterPtr, AT_EMPTY_PATH) < 0 || !unchanged()) return -1;
+      if (off !== size || c.fstatat(fd, ptr(empty), afterPtr, AT_EMPTY_PATH) < 0 || (afterView.getUint32(modeAt, true) & 0o170000) !== 0o100000 || !unchanged()) return -1;
       return size;
     } finally {
       c.close(fd);
