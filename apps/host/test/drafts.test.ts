@@ -217,3 +217,31 @@ describe('sync keeps drafts', () => {
     w.host.close();
   });
 });
+
+describe('a file where the workspace or disk has a directory, or inside a file', () => {
+  test('write and move refuse it with one sentence; nothing is stored, disk untouched, and a file beside them still goes in', async () => {
+    const w = await opened({ 'src/a.ts': 'a\n', 'src/big.bin': new Uint8Array([0, 1, 2, 3]), 'docs/readme.md': 'r\n' });
+    await w.call('ls', { path: 'work', recursive: true });
+    // A directory only a draft holds counts too.
+    await w.call('write', { path: 'work/drafted/one.txt', content: '1\n' });
+    const refusals = [
+      ['write', { path: 'work/src', content: 'x' }, 'work/src is a directory, so no file can take its place; nothing was stored.'],
+      ['write', { path: 'work/drafted', content: 'x' }, 'work/drafted is a directory, so no file can take its place; nothing was stored.'],
+      ['write', { path: 'work/src/a.ts/inner.txt', content: 'y' }, 'work/src/a.ts is a file, so work/src/a.ts/inner.txt cannot be made inside it; nothing was stored.'],
+      // A binary file is on disk, not in the workspace's text: disk says it is a file.
+      ['write', { path: 'work/src/big.bin/x/y.txt', content: 'y' }, 'work/src/big.bin is a file, so work/src/big.bin/x/y.txt cannot be made inside it; nothing was stored.'],
+      ['write', { path: 'work/drafted/one.txt/two.txt', content: 'y' }, 'work/drafted/one.txt is a file, so work/drafted/one.txt/two.txt cannot be made inside it; nothing was stored.'],
+      ['move', { from: 'work/docs/readme.md', to: 'work/src/a.ts/readme.md' }, 'work/src/a.ts is a file, so work/src/a.ts/readme.md cannot be made inside it; nothing was stored.'],
+    ] as const;
+    for (const [tool, input, sentence] of refusals) expect({ tool, input, error: await w.refused(tool, input) }).toEqual({ tool, input, error: expect.stringContaining(sentence) });
+    const status = (await w.call('status', {})).mounts as { drafts: string[]; pendingDeletions: string[] }[];
+    expect({ drafts: status[0].drafts, deletions: status[0].pendingDeletions }).toEqual({ drafts: ['drafted/one.txt'], deletions: [] });
+    expect(['src/a.ts', 'docs/readme.md'].map(w.onDisk)).toEqual(['a\n', 'r\n']);
+    expect(existsSync(join(w.root, 'src/a.ts/inner.txt'))).toBe(false);
+    // Beside them, and in a new directory, a file goes in as ever.
+    await w.call('write', { path: 'work/src/b.ts', content: 'b\n' });
+    await w.call('write', { path: 'work/src/new/deeper/c.ts', content: 'c\n' });
+    expect(await w.content('work/src/new/deeper/c.ts')).toBe('c\n');
+    w.host.close();
+  });
+});

@@ -36,6 +36,11 @@ export function mountWords(mount: string) {
       `${at(path)} changed on disk, or another process held it open for writing, each of the ${times} times this call was about to store its change; nothing was stored. Try again when it is quiet, or close the program writing to it.`,
     writeFailed: (path: string, why: string) =>
       `Writing ${at(path)} failed (${why}); nothing in this call was stored.`,
+    /** A file written where the workspace or disk has a directory. */
+    directoryInTheWay: (path: string) =>
+      `${at(path)} is a directory, so no file can take its place; nothing was stored. Name a file inside it (${at(path)}/…).`,
+    /** A file written beneath a path the workspace or disk has as a file. */
+    fileInTheWay: (file: string, path: string) => `${at(file)} is a file, so ${at(path)} cannot be made inside it; nothing was stored.`,
     contentTooLarge: (path: string, size: number, max: number) =>
       `The new content of ${at(path)} is ${size} bytes, over mount "${mount}"'s limit of ${max} bytes; nothing was stored.`,
     /** The mount-prefixed path, as sentences (and the tools' sentences) name it. */

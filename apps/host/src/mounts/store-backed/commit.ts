@@ -5,7 +5,7 @@
  */
 import type { DraftChange } from '@ws/reconcile';
 import { type Change, type CommitIntent, type Refusal, type Report, largeFileChange } from '@ws/tools';
-import type { StoreMountContext } from './context.ts';
+import { type StoreMountContext, isDirectoryPath, parentOf } from './context.ts';
 import { pushSummary } from './reports.ts';
 
 /** Why a change can't be made, before the lock is taken; null when each may go ahead. */
@@ -75,6 +75,15 @@ async function checkChange(ctx: StoreMountContext, branch: string, ch: Change): 
     // draft over it could never be compared with it, only collide with it.
     const size = await largeOnDisk(ctx, branch, ch.path);
     if (size !== undefined) return largeFileChange(words.shown(ch.path), size, config.maxFileSize);
+    // A new file where a directory is, or inside a file: a draft no materialize could
+    // write, and a tree holding one path as both a file and a directory.
+    if (ch.bytes !== null) {
+      if (await isDirectoryPath(ctx, ch.path, branch)) return words.directoryInTheWay(ch.path);
+      for (let above = parentOf(ch.path); above !== ''; above = parentOf(above)) {
+        if (store.read(branch, config.name, above).tree !== null) return words.fileInTheWay(above, ch.path);
+        if (ctx.checksDisk && (await ctx.disk.stat(above)).kind === 'file') return words.fileInTheWay(above, ch.path);
+      }
+    }
   }
   if (ch.bytes !== null || held !== null) return null;
   let rec = store.read(branch, config.name, ch.path);
