@@ -63,8 +63,11 @@ describe('a conflict settled by merging, over MCP on stdio', () => {
     expect((await call('diff', { path: 'work/notes.txt' })).diff).toBe('');
     const status = (await call('status', {})).mounts as { conflicts: unknown[]; drafts: unknown[] }[];
     expect([status[0].conflicts, status[0].drafts]).toEqual([[], []]);
-    const history = (await call('history', { path: 'work/notes.txt' })).versions as { source: string }[];
-    expect(history.map((v) => v.source)).toEqual(['materialize', 'edit', 'edit', 'disk']);
+    const history = (await call('history', { path: 'work/notes.txt' })).versions as { id: string; source: string }[];
+    // The person's save the forced materialize wrote over stays in history, just before it.
+    expect(history.map((v) => v.source)).toEqual(['materialize', 'disk', 'edit', 'edit', 'disk']);
+    const theirs = history[1];
+    expect((await call('read', { path: 'work/notes.txt', version: theirs.id })).content).toBe('1\ttitle\n2\tfirst point\n3\tsecond point\n4\tthird point from the person');
   });
 
   test('sync keeps a draft disk has not changed and names discard; discard drops it and disk is untouched', async () => {

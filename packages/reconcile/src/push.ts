@@ -12,7 +12,7 @@ import type { Standing } from './decide.ts';
 import { type DiskView, contentOfDisk } from './disk-view.ts';
 import { MATERIALIZED, type PassDone, type PassGaveUp, runPass } from './pass.ts';
 import { resolvePending } from './pending.ts';
-import type { ContentId, Expectation, PendingEffect, UnlinkResult, WriteResult } from './ports.ts';
+import type { BranchMark, ContentId, Evidence, Expectation, PendingEffect, TreeEntry, UnlinkResult, WriteResult } from './ports.ts';
 import type { PathReport } from './report.ts';
 import { skipReason } from './wording.ts';
 
@@ -182,13 +182,42 @@ function effectOf(ctx: MountContext, branch: string, report: PathReport, p: Extr
   return { report, pending, bytes };
 }
 
-/** Announce: every effect recorded as pending, durably, before any acts; their paths are in flight from here. */
+/**
+ * Announce: every effect recorded as pending, durably, before any acts; their paths are in
+ * flight from here. A forced effect over a conflict records first, as a `disk` version,
+ * the text of disk's it may replace (see {@link overwrittenVersion}): in history before a
+ * byte of it can be lost, so a person's save the agent chose to overwrite can be restored.
+ */
 function announce(ctx: MountContext, effects: readonly Effect[]): void {
+  const { store, mount } = ctx;
   for (const e of effects) {
     ctx.inFlight.add(e.report.path);
-    ctx.store.setPending(ctx.mount, e.report.path, e.pending);
+    const p = e.pending;
+    // Only a forced effect reads its records again (on a shared store, a round trip each).
+    const overwritten = p.forced ? overwrittenVersion(store, p, store.read(p.branch, mount, e.report.path)) : null;
+    if (overwritten !== null) store.addVersion(p.branch, mount, e.report.path, overwritten, FROM_DISK);
+    store.setPending(mount, e.report.path, p);
   }
-  ctx.store.barrier();
+  store.barrier();
+}
+
+/**
+ * The text a forced write or deletion may replace, as a version to keep: disk's text the
+ * effect will be checked against, where the path is in conflict and that text is not the
+ * last agreement (history holds that already, and the text the workspace wrote). Null
+ * where there is nothing more to keep — disk holds the agreed text, a binary or too-large
+ * file or nothing, or the effect is not forced. (Recorded when announced, so it never
+ * waits on the effect's outcome; where the effect is then refused, disk still holds that
+ * text, and history says it held it.)
+ */
+function overwrittenVersion(store: MountContext['store'], effect: { readonly forced: boolean; readonly expectId: ContentId | null }, before: { readonly evidence: Evidence | null; readonly mark: BranchMark | null }): TreeEntry | null {
+  if (!effect.forced || before.mark?.conflict == null) return null;
+  const id = effect.expectId;
+  if (id === null || id.kind !== 'text') return null;
+  const agreed = before.evidence;
+  if (agreed !== null && agreed.kind === 'text' && agreed.hash === id.hash) return null;
+  const held = store.getBlob(id.hash);
+  return held === null ? null : { hash: id.hash, size: held.length, mode: null };
 }
 
 /** An effect's outcome, or that the call was cancelled before it acted. */

@@ -51,11 +51,31 @@ describe('a push writes drafts', () => {
     expect(forced.written).toEqual(['a.txt']);
     expect(onDisk(w, 'a.txt')).toBe('draft');
     expect(w.store.read('main', MOUNT, 'a.txt').mark).toBeNull();
+    // The person's save it replaced is kept in history, just before the materialize.
     expect(w.store.versions(MOUNT, 'a.txt').map((v) => [v.source, text(w.store.getBlob(v.hash!))])).toEqual([
       ['disk', 'one'],
       ['write', 'draft'],
+      ['disk', 'person'],
       ['materialize', 'draft'],
     ]);
+  });
+
+  test("a forced deletion over a person's save keeps that save in history; a forced write over the agreed text adds nothing", async () => {
+    const w = await synced({ 'a.txt': 'one', 'b.txt': 'two' });
+    w.r.recordDrafts([{ path: 'a.txt', bytes: null }]);
+    w.disk.personWrite('a.txt', bytes('person a'));
+    done(await w.r.push({ scope: named('a.txt'), force: true }));
+    expect(w.disk.bytesAt('a.txt')).toBeNull();
+    expect(w.store.versions(MOUNT, 'a.txt').map((v) => [v.source, v.hash === null ? null : text(w.store.getBlob(v.hash))])).toEqual([
+      ['disk', 'one'],
+      ['delete', null],
+      ['disk', 'person a'],
+      ['materialize', null],
+    ]);
+    // No conflict: a forced push writes the draft over the agreed text, which history holds already.
+    w.r.recordDrafts([{ path: 'b.txt', bytes: bytes('draft b') }]);
+    done(await w.r.push({ scope: named('b.txt'), force: true }));
+    expect(w.store.versions(MOUNT, 'b.txt').map((v) => v.source)).toEqual(['disk', 'write', 'materialize']);
   });
 
   test('a disk copy that cannot be checked is refused unless forced', async () => {
@@ -208,6 +228,33 @@ describe('a push interrupted by a crash', () => {
           expect({ n, keep, path, pushed: pushed.map((v) => text(w.store.getBlob(v.hash!))) }).toEqual({ n, keep, path, pushed: onDisk(w, path) === draft ? [draft] : [] });
         }
         expect([...w.store.pendingPaths(MOUNT)]).toEqual([]);
+      }
+    }
+  });
+
+  test("a forced write over a person's save, crashed at every step boundary: the save is in history once, before any materialize, whenever the write reached disk", async () => {
+    for (let n = 1; ; n++) {
+      for (const keep of [0, 1]) {
+        const w = await synced({ 'a.txt': 'one' });
+        w.r.recordDrafts([{ path: 'a.txt', bytes: bytes('draft') }]);
+        w.disk.personWrite('a.txt', bytes('person'));
+        await w.r.pass({ scope: all });
+        const crashed = await crashAt(w, n, true);
+        if (!crashed) {
+          expect(n).toBeGreaterThan(3);
+          return;
+        }
+        w.store.crash(() => keep);
+        w.disk.crash(() => keep);
+        await w.restart().recover();
+        const after = w.store.versions(MOUNT, 'a.txt').map((v) => `${v.source}:${text(w.store.getBlob(v.hash!))}`);
+        const written = onDisk(w, 'a.txt') === 'draft';
+        // Recorded with the push's announcement: there once the announcement was, before the write.
+        const kept = after.slice(2);
+        expect({ n, keep, kept }).toEqual({ n, keep, kept: written ? ['disk:person', 'materialize:draft'] : kept.length === 0 ? [] : ['disk:person'] });
+        if (written) expect(w.disk.bytesAt('a.txt') && text(w.disk.bytesAt('a.txt'))).toBe('draft');
+        // Whatever happened, the person's text can be read back from history where disk no longer has it.
+        if (written) expect(w.store.versions(MOUNT, 'a.txt').some((v) => v.hash !== null && text(w.store.getBlob(v.hash)) === 'person')).toBe(true);
       }
     }
   });
