@@ -194,7 +194,7 @@ function announce(ctx: MountContext, effects: readonly Effect[]): void {
     ctx.inFlight.add(e.report.path);
     const p = e.pending;
     // Only a forced effect reads its records again (on a shared store, a round trip each).
-    const overwritten = p.forced ? overwrittenVersion(store, p, store.read(p.branch, mount, e.report.path)) : null;
+    const overwritten = p.forced ? overwrittenVersion(store, p.expectId, store.read(p.branch, mount, e.report.path)) : null;
     if (overwritten !== null) store.addVersion(p.branch, mount, e.report.path, overwritten, FROM_DISK);
     store.setPending(mount, e.report.path, p);
   }
@@ -203,17 +203,15 @@ function announce(ctx: MountContext, effects: readonly Effect[]): void {
 
 /**
  * The text a forced write or deletion may replace, as a version to keep: disk's text the
- * effect will be checked against, where the path is in conflict and that text is not the
- * last agreement (history holds that already, and the text the workspace wrote). Null
- * where there is nothing more to keep — disk holds the agreed text, a binary or too-large
- * file or nothing, or the effect is not forced. (Recorded when announced, so it never
- * waits on the effect's outcome; where the effect is then refused, disk still holds that
- * text, and history says it held it.)
+ * effect will be checked against (`expectId`), where the path is in conflict and that text
+ * is not the last agreement (history holds that already, and the text the workspace
+ * wrote). Null where there is nothing more to keep — disk holds the agreed text, a binary
+ * or too-large file, or nothing. (Recorded when announced, so it never waits on the
+ * effect's outcome; where the effect is then refused, disk still holds that text, and
+ * history says it held it.)
  */
-function overwrittenVersion(store: MountContext['store'], effect: { readonly forced: boolean; readonly expectId: ContentId | null }, before: { readonly evidence: Evidence | null; readonly mark: BranchMark | null }): TreeEntry | null {
-  if (!effect.forced || before.mark?.conflict == null) return null;
-  const id = effect.expectId;
-  if (id === null || id.kind !== 'text') return null;
+function overwrittenVersion(store: MountContext['store'], id: ContentId | null, before: { readonly evidence: Evidence | null; readonly mark: BranchMark | null }): TreeEntry | null {
+  if (before.mark?.conflict == null || id === null || id.kind !== 'text') return null;
   const agreed = before.evidence;
   if (agreed !== null && agreed.kind === 'text' && agreed.hash === id.hash) return null;
   const held = store.getBlob(id.hash);

@@ -299,8 +299,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   const made = new WeakMap<Uint8Array, ScannedAhead & { readonly key: string }>();
   // The time a Worker spent on bytes it gave back unsure, past their limit (`aheadMs`).
   const spentAhead = new WeakMap<Uint8Array, number>();
-  const remember = (job: PrescanJob, bytes: Uint8Array, scan: ScannedAhead | undefined) => {
-    if (scan !== undefined) made.set(bytes, { ...scan, key: jobKey(job.pattern, job.options) });
+  /** What a Worker made of bytes it sent back: their scan, or the time it spent on them. */
+  const remember = (job: PrescanJob, bytes: Uint8Array, v: { readonly scan?: ScannedAhead; readonly aheadMs?: number }) => {
+    if (v.scan !== undefined) made.set(bytes, { ...v.scan, key: jobKey(job.pattern, job.options) });
+    if (v.aheadMs !== undefined) spentAhead.set(bytes, v.aheadMs);
   };
   /** A batch's verdicts as the search takes them: each file's bytes, its scan remembered. */
   const bytesBack = (job: PrescanJob, answer: { verdicts: WorkerVerdict[]; slow: boolean } | undefined): PrescanAnswer<PrescanVerdict> => {
@@ -313,8 +315,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         return v;
       }
       callerBound.searched(v.bytes.length);
-      remember(job, v.bytes, v.scan);
-      if (v.aheadMs !== undefined) spentAhead.set(v.bytes, v.aheadMs);
+      remember(job, v.bytes, v);
       return v.bytes;
     });
     return { verdicts, slow: answer.slow };
@@ -350,8 +351,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         const bytes = 'bytes' in v ? v.bytes : v.reading.kind === 'file' ? v.reading.bytes : null;
         if (bytes !== null) {
           callerBound.searched(bytes.length);
-          remember(job, bytes, v.scan);
-          if (v.aheadMs !== undefined) spentAhead.set(bytes, v.aheadMs);
+          remember(job, bytes, v);
         }
         return 'bytes' in v ? { bytes: v.bytes } : { reading: v.reading };
       });

@@ -36,7 +36,7 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
     const counted = scan !== undefined && job.counting === true;
     // Bytes that go back are their own, not a view of the buffer the next blob is unpacked into.
     const bytes = !counted && unpacking.holds(unpacked) ? unpacked.slice() : unpacked;
-    verdicts.push(counted ? { counted: { size: bytes.length, scan: scan.result } } : scan !== undefined ? { bytes, scan } : aheadMs !== undefined ? { bytes, aheadMs } : { bytes });
+    verdicts.push(counted ? { counted: { size: bytes.length, scan: scan.result } } : { bytes, ...madeOf(scan, aheadMs) });
     if (!move) return;
     for (const b of [...(counted ? [] : [bytes.buffer as ArrayBuffer]), ...(scan ? scanBuffers(scan.result) : [])]) {
       if (!moved.includes(b)) moved.push(b);
@@ -65,6 +65,11 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
     else give(bytes, ahead.kind === 'scanned' ? { result: ahead.result, lineEnds: ahead.lineEnds } : undefined, slow ? took : undefined);
   }
   return { verdicts, moved, slow };
+}
+
+/** What a verdict says it made of a file beside its bytes: the scan, or the time a scan past its limit took (only those set). */
+function madeOf(scan: ScannedAhead | undefined, aheadMs: number | undefined): { scan?: ScannedAhead; aheadMs?: number } {
+  return { ...(scan !== undefined ? { scan } : {}), ...(aheadMs !== undefined ? { aheadMs } : {}) };
 }
 
 /** The buffers of a scan, moved with it. */
@@ -104,10 +109,8 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
       return own;
     };
     const own = (reading: Reading): Reading => (reading.kind !== 'file' || reading.bytes === null ? reading : { ...reading, bytes: ownBytes(reading.bytes) });
-    const back = (reading: SearchReading, scan?: ScannedAhead, aheadMs?: number): WorkerReadVerdict => {
-      const extra = { ...(scan ? { scan } : {}), ...(aheadMs !== undefined ? { aheadMs } : {}) };
-      return reading.kind === 'read' ? { bytes: ownBytes(reading.bytes), ...extra } : { reading: own(reading), ...extra };
-    };
+    const back = (reading: SearchReading, scan?: ScannedAhead, aheadMs?: number): WorkerReadVerdict =>
+      reading.kind === 'read' ? { bytes: ownBytes(reading.bytes), ...madeOf(scan, aheadMs) } : { reading: own(reading), ...madeOf(scan, aheadMs) };
     let slow = false;
     // As many files at a time as the arena holds: each searched before the next are read into it.
     for (let from = 0; from < job.read.paths.length; ) {
