@@ -264,7 +264,8 @@ export function receiptCut(shown: number, total: number): string {
 /** A commit a mount refused; `undone` names mounts whose part was taken back. */
 export function commitRefused(message: string, undone: readonly string[]): string {
   const back = undone.length === 0 ? '' : ` The changes already stored in ${list(undone)} were taken back.`;
-  return `Nothing was stored: ${message}${back}`;
+  // A mount's sentence that says so itself is not told it twice.
+  return /nothing was stored/i.test(message) ? `${message}${back}` : `Nothing was stored: ${message}${back}`;
 }
 
 /** Edits planned again after a file changed under them (someone saved), refused on the new text. */
@@ -474,7 +475,7 @@ export function nothingToDiscard(path: string): string {
   return `${path} has no draft or deletion to discard; the workspace already reads disk’s copy.`;
 }
 
-/** A move whose two paths are the same, or one inside the other. */
+/** A move whose two paths are the same, or whose new path is inside the path moved. */
 export function moveOntoItself(from: string, to: string): string {
   return from === to
     ? `move's from and to are both ${from}; give the new path as to.`

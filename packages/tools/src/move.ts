@@ -65,7 +65,9 @@ async function moveOnce(workspace: Workspace, input: InputOf<typeof schema>, may
   if (to.rel === '') return refuse(mountRootChange(to.path, 'move'));
   if (from.mount.backend !== to.mount.backend) return refuse(moveAcrossKinds(from.path, from.mount.backend, to.path, to.mount.backend));
   for (const m of [from.mount, to.mount]) if (m.readOnly) return refuse(readOnly(m.name, 'move'));
-  if (from.mount === to.mount && (inside(to.rel, from.rel) || inside(from.rel, to.rel))) return refuse(moveOntoItself(from.path, to.path));
+  if (from.mount === to.mount && inside(to.rel, from.rel)) return refuse(moveOntoItself(from.path, to.path));
+  // The new path holds the path moved, so it is a directory (work/src for work/src/a.ts).
+  if (from.mount === to.mount && inside(from.rel, to.rel)) return refuse(moveOntoDirectory(to.path));
 
   // What moves: the file itself, or every file the workspace holds beneath the directory.
   const sources: { rel: string; bytes: Uint8Array }[] = [];

@@ -33,6 +33,21 @@ for (const backend of ['store', 'direct'] as const) {
       if (!lone.success) expect(lone.error).toContain('lone surrogate');
     });
 
+    test('move onto the directory that holds the file names the directory; into the path moved, itself', async () => {
+      const ws = workspace(backend);
+      expect(await run(ws, 'move', { from: 'work/dir/b.txt', to: 'work/dir' })).toEqual({
+        success: false,
+        error: 'work/dir is a directory; move takes the new path itself (work/dir/name for a file inside it).',
+      });
+      expect(await run(ws, 'move', { from: 'work/dir', to: 'work/dir/inner' })).toEqual({ success: false, error: 'move cannot put work/dir inside itself (work/dir/inner); choose a path outside it.' });
+      expect(await run(ws, 'move', { from: 'work/a.txt', to: 'work/a.txt' })).toEqual({ success: false, error: "move's from and to are both work/a.txt; give the new path as to." });
+      // Each refusal left both files where they were.
+      for (const [path, text] of [['work/a.txt', 'one\n'], ['work/dir/b.txt', 'two\n']]) {
+        const read = await run(ws, 'read', { path, offsetChars: 0 });
+        expect(read.success && (read.data as { content: string }).content).toBe(text);
+      }
+    });
+
     test('delete removes one file; a missing one is the mount’s sentence', async () => {
       const ws = workspace(backend);
       expect(await run(ws, 'delete', { path: 'work/a.txt' })).toEqual({ success: true, data: { path: 'work/a.txt', deleted: true } });
