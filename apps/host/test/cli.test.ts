@@ -81,7 +81,7 @@ describe('ws call round trips every tool', () => {
   test('materialize writes the drafts to disk, CRLF kept', async () => {
     const { code, result } = await call('materialize', { mount: 'work' });
     expect(code).toBe(0);
-    expect(result.success && (result.data.mounts as { written: string[] }[])[0].written).toEqual(['new/b.txt', 'notes.md', 'src/a.ts']);
+    expect(result.success && (result.data.mounts as { written: string[] }[])[0].written).toEqual(['work/new/b.txt', 'work/notes.md', 'work/src/a.ts']);
     expect(readFileSync(w.disk('work/src/a.ts'), 'utf8')).toBe('export const a = 10;\r\nexport const b = 2;\r\n');
     expect(readFileSync(w.disk('work/new/b.txt'), 'utf8')).toBe('one\ndeux\n');
   });
@@ -90,7 +90,7 @@ describe('ws call round trips every tool', () => {
     writeFileSync(w.disk('work/notes.md'), '# Notes, by a person\n');
     const { code, result } = await call('sync', { mount: 'work' });
     expect(code).toBe(0);
-    expect(result.success && (result.data.mounts as { tookIn: unknown[] }[])[0].tookIn).toEqual([{ path: 'notes.md', took: 'change' }]);
+    expect(result.success && (result.data.mounts as { tookIn: unknown[] }[])[0].tookIn).toEqual([{ path: 'work/notes.md', took: 'change' }]);
   });
 
   test('delete removes a file on a direct mount from disk', async () => {
@@ -150,7 +150,7 @@ describe('ws call round trips every tool', () => {
     expect(JSON.parse(status.stdout).success).toBe(true);
     const sync = await ws(w.dir, ['sync', 'work/notes.md']);
     expect(sync.code).toBe(0);
-    expect(JSON.parse(sync.stdout).data.mounts[0].scope).toBe('notes.md');
+    expect(JSON.parse(sync.stdout).data.mounts[0].scope).toBe('work/notes.md');
     expect((await call('write', { path: 'work/forced.txt', content: 'f\n' })).code).toBe(0);
     const pushed = await ws(w.dir, ['materialize', 'work/forced.txt', '--force']);
     expect(pushed.code).toBe(0);
@@ -176,7 +176,7 @@ describe('one-shot commands and watching', () => {
     writeFileSync(w.disk('live/a.txt'), 'by a person\n');
     const status = await ws(w.dir, ['status']);
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout).data.mounts[0]).toMatchObject({ drafts: [], conflicts: [{ path: 'a.txt', kind: 'both-changed' }] });
+    expect(JSON.parse(status.stdout).data.mounts[0]).toMatchObject({ drafts: [], conflicts: [{ path: 'live/a.txt', kind: 'both-changed' }] });
   });
 });
 

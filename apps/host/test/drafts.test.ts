@@ -203,12 +203,12 @@ describe('sync keeps drafts', () => {
     await w.call('write', { path: 'work/b.txt', content: 'draft b\n' });
     writeFileSync(join(w.root, 'b.txt'), 'person b\n');
     const one = (await w.call('sync', { path: 'work/a.txt' })).mounts as Data[];
-    expect(one[0]).toMatchObject({ gaveUp: [], drafts: ['a.txt'], note: keptDraftsNote });
+    expect(one[0]).toMatchObject({ scope: 'work/a.txt', gaveUp: [], drafts: ['work/a.txt'], note: keptDraftsNote });
     expect(await w.content('work/a.txt')).toBe('draft a\n');
     const read = await w.call('read', { path: 'work/b.txt' });
     expect(read.note).toContain(wayOutSentence.discardKeepsDisk);
     const all = (await w.call('sync', {})).mounts as Data[];
-    expect(all[0]).toMatchObject({ gaveUp: [{ path: 'b.txt', was: 'conflict', conflict: 'both-changed' }], drafts: ['a.txt'] });
+    expect(all[0]).toMatchObject({ scope: '(whole mount)', gaveUp: [{ path: 'work/b.txt', was: 'conflict', conflict: 'both-changed' }], drafts: ['work/a.txt'] });
     expect(await w.content('work/b.txt')).toBe('person b\n');
     const b = await w.versions('work/b.txt');
     expect(b.map((v) => v.source)).toEqual(['disk', 'write', 'disk']);
@@ -225,17 +225,18 @@ describe('a file where the workspace or disk has a directory, or inside a file',
     // A directory only a draft holds counts too.
     await w.call('write', { path: 'work/drafted/one.txt', content: '1\n' });
     const refusals = [
-      ['write', { path: 'work/src', content: 'x' }, 'work/src is a directory, so no file can take its place; nothing was stored.'],
-      ['write', { path: 'work/drafted', content: 'x' }, 'work/drafted is a directory, so no file can take its place; nothing was stored.'],
+      ['write', { path: 'work/src', content: 'x' }, 'work/src is a directory, so no file can take its place; nothing was stored. Name a file inside it (work/src/…).'],
+      ['write', { path: 'work/drafted', content: 'x' }, 'work/drafted is a directory, so no file can take its place; nothing was stored. Name a file inside it (work/drafted/…).'],
       ['write', { path: 'work/src/a.ts/inner.txt', content: 'y' }, 'work/src/a.ts is a file, so work/src/a.ts/inner.txt cannot be made inside it; nothing was stored.'],
       // A binary file is on disk, not in the workspace's text: disk says it is a file.
       ['write', { path: 'work/src/big.bin/x/y.txt', content: 'y' }, 'work/src/big.bin is a file, so work/src/big.bin/x/y.txt cannot be made inside it; nothing was stored.'],
       ['write', { path: 'work/drafted/one.txt/two.txt', content: 'y' }, 'work/drafted/one.txt is a file, so work/drafted/one.txt/two.txt cannot be made inside it; nothing was stored.'],
       ['move', { from: 'work/docs/readme.md', to: 'work/src/a.ts/readme.md' }, 'work/src/a.ts is a file, so work/src/a.ts/readme.md cannot be made inside it; nothing was stored.'],
     ] as const;
-    for (const [tool, input, sentence] of refusals) expect({ tool, input, error: await w.refused(tool, input) }).toEqual({ tool, input, error: expect.stringContaining(sentence) });
+    // The sentence alone: it says nothing was stored, so it is not prefixed with that again.
+    for (const [tool, input, sentence] of refusals) expect({ tool, input, error: await w.refused(tool, input) }).toEqual({ tool, input, error: sentence });
     const status = (await w.call('status', {})).mounts as { drafts: string[]; pendingDeletions: string[] }[];
-    expect({ drafts: status[0].drafts, deletions: status[0].pendingDeletions }).toEqual({ drafts: ['drafted/one.txt'], deletions: [] });
+    expect({ drafts: status[0].drafts, deletions: status[0].pendingDeletions }).toEqual({ drafts: ['work/drafted/one.txt'], deletions: [] });
     expect(['src/a.ts', 'docs/readme.md'].map(w.onDisk)).toEqual(['a\n', 'r\n']);
     expect(existsSync(join(w.root, 'src/a.ts/inner.txt'))).toBe(false);
     // Beside them, and in a new directory, a file goes in as ever.

@@ -61,11 +61,12 @@ for (const engine of ENGINES) describe(`ws mcp killed mid-call loses no draft ($
     try {
       const drafts = (await mcpCall(second.client, 'status', { mount: 'work' })).data.mounts[0].drafts as string[];
       const kept = new Set(drafts);
-      for (const i of answered) expect(kept.has(name(i))).toBe(true);
+      for (const i of answered) expect(kept.has(`work/${name(i)}`)).toBe(true);
       for (const path of drafts) {
-        const i = Number(path.slice(1, 4));
-        expect(path).toBe(name(i));
-        const read = await mcpCall(second.client, 'read', { path: `work/${path}`, offsetChars: 0, limitChars: 10_000 });
+        // Each as the tools take it: read straight from the report.
+        const i = Number(path.slice('work/f'.length, 'work/f'.length + 3));
+        expect(path).toBe(`work/${name(i)}`);
+        const read = await mcpCall(second.client, 'read', { path, offsetChars: 0, limitChars: 10_000 });
         expect(read.data?.content).toBe(content(i));
       }
     } finally {

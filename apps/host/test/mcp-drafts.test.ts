@@ -56,8 +56,10 @@ describe('a conflict settled by merging, over MCP on stdio', () => {
 
     // Both changes in one draft, CRLF as the file has it; then written over disk's copy.
     await call('edit', { path: 'work/notes.txt', oldString: 'second point', newString: 'second point\nthird point from the person' });
-    const pushed = (await call('materialize', { path: 'work/notes.txt', force: true })).mounts as { written: string[] }[];
-    expect(pushed[0].written).toEqual(['notes.txt']);
+    const pushed = (await call('materialize', { path: 'work/notes.txt', force: true })).mounts as { written: string[]; conflicts: unknown[] }[];
+    expect(pushed[0].written).toEqual(['work/notes.txt']);
+    // Settled by the forced write: not offered again with ways out that no longer apply.
+    expect(pushed[0].conflicts).toEqual([]);
     expect(readFileSync(w.disk('work/notes.txt'), 'utf8')).toBe('title\r\nfirst point, sharpened\r\nsecond point\r\nthird point from the person\r\n');
 
     expect((await call('diff', { path: 'work/notes.txt' })).diff).toBe('');
@@ -74,7 +76,7 @@ describe('a conflict settled by merging, over MCP on stdio', () => {
     await call('write', { path: 'work/other.txt', content: 'agent\n' });
     const synced = (await call('sync', { path: 'work/other.txt' })).mounts as { drafts?: string[]; note?: string; gaveUp: unknown[] }[];
     expect(synced[0].gaveUp).toEqual([]);
-    expect(synced[0].drafts).toEqual(['other.txt']);
+    expect(synced[0].drafts).toEqual(['work/other.txt']);
     expect(synced[0].note).toContain('discard');
     expect(await call('discard', { path: 'work/other.txt' })).toEqual({ path: 'work/other.txt', discarded: ['work/other.txt'] });
     expect((await call('read', { path: 'work/other.txt' })).content).toBe('1\tother');

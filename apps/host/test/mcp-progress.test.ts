@@ -150,7 +150,7 @@ describe('a cancelled materialize stops between files', () => {
       const onDisk = readFileSync(w.disk(`work/${name(i)}`), 'utf8');
       expect([`old ${i}\n`, `new ${i}\n`]).toContain(onDisk);
       if (onDisk === `new ${i}\n`) written++;
-      expect(drafts.has(name(i))).toBe(onDisk === `old ${i}\n`);
+      expect(drafts.has(`work/${name(i)}`)).toBe(onDisk === `old ${i}\n`);
     }
     expect(written).toBeGreaterThanOrEqual(50);
     expect(written).toBeLessThan(COUNT);

@@ -63,13 +63,13 @@ test('stopping the database mid-call and starting it again loses no acknowledged
     const status = await mcpCall(session.client, 'status', { mount: 'work' });
     const drafts = new Set(status.data.mounts[0].drafts as string[]);
     for (const i of acknowledged) {
-      expect(drafts.has(`f${i}.txt`)).toBe(true);
+      expect(drafts.has(`work/f${i}.txt`)).toBe(true);
       const read = await mcpCall(session.client, 'read', { path: `work/f${i}.txt`, offsetChars: 0, limitChars: 1000 });
       expect(read.data?.content).toBe(text(i));
     }
     // A refused write left nothing half-made: it is absent, or (where its commit's answer was lost with the server) whole.
     for (const r of refused) {
-      if (!drafts.has(`f${r.i}.txt`)) continue;
+      if (!drafts.has(`work/f${r.i}.txt`)) continue;
       const read = await mcpCall(session.client, 'read', { path: `work/f${r.i}.txt`, offsetChars: 0, limitChars: 1000 });
       expect(read.data?.content).toBe(text(r.i));
     }

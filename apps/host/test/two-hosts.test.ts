@@ -49,7 +49,7 @@ describe('two hosts on one PostgreSQL store', () => {
     const [alpha, beta] = machines;
     expect((await call(alpha, 'write', { path: 'work/from-alpha.txt', content: 'written on alpha\n' })).isError).toBe(false);
     expect(await content(beta, 'work/from-alpha.txt')).toBe('written on alpha\n');
-    expect((await status(beta)).drafts).toContain('from-alpha.txt');
+    expect((await status(beta)).drafts).toContain('work/from-alpha.txt');
     // The overlap view: beta is told whose draft it is; alpha, the only host to draft it, is told nothing.
     expect((await status(beta)).alsoDrafted).toEqual(['work/from-alpha.txt is also drafted on host alpha']);
     expect((await status(alpha)).alsoDrafted).toBeUndefined();
@@ -63,8 +63,8 @@ describe('two hosts on one PostgreSQL store', () => {
     expect(readFileSync(beta.w.disk('work/from-alpha.txt'), 'utf8')).toBe('written on alpha\n');
     expect(existsSync(alpha.w.disk('work/from-alpha.txt'))).toBe(false);
     // Beta's disk agrees now; alpha's still lacks it, so it is still a draft there.
-    expect((await status(beta)).drafts).not.toContain('from-alpha.txt');
-    expect((await status(alpha)).drafts).toContain('from-alpha.txt');
+    expect((await status(beta)).drafts).not.toContain('work/from-alpha.txt');
+    expect((await status(alpha)).drafts).toContain('work/from-alpha.txt');
     // Materialized once: no host's draft any more, only a copy alpha's disk lacks.
     expect((await status(alpha)).alsoDrafted).toBeUndefined();
   });
@@ -78,8 +78,8 @@ describe('two hosts on one PostgreSQL store', () => {
     // Beta's disk holds the text alpha's disk agreed on: beta's agreement too.
     expect(await content(beta, `work/${path}`)).toBe('one, by alpha\r\ntwo\r\n');
     const seen = await status(beta);
-    expect(seen.drafts).toContain(path);
-    expect(seen.conflicts.map((c: { path: string }) => c.path)).not.toContain(path);
+    expect(seen.drafts).toContain(`work/${path}`);
+    expect(seen.conflicts.map((c: { path: string }) => c.path)).not.toContain(`work/${path}`);
     expect((await call(beta, 'materialize', { path: `work/${path}` })).isError).toBe(false);
     expect(readFileSync(beta.w.disk(`work/${path}`), 'utf8')).toBe('one, by alpha\r\ntwo\r\n');
     // A checkout holding other text is still a collision: nothing of it is overwritten unseen.
@@ -87,9 +87,9 @@ describe('two hosts on one PostgreSQL store', () => {
     writeFileSync(alpha.w.disk(`work/${other}`), 'alpha\n');
     writeFileSync(beta.w.disk(`work/${other}`), 'beta, by a person\n');
     expect((await call(alpha, 'edit', { path: `work/${other}`, oldString: 'alpha', newString: 'alpha, edited' })).isError).toBe(false);
-    expect((await status(beta)).conflicts.map((c: { path: string }) => c.path)).toContain(other);
+    expect((await status(beta)).conflicts.map((c: { path: string }) => c.path)).toContain(`work/${other}`);
     const pushed = await call(beta, 'materialize', { path: `work/${other}` });
-    expect(pushed.data.mounts[0].skipped.map((k: { path: string }) => k.path)).toEqual([other]);
+    expect(pushed.data.mounts[0].skipped.map((k: { path: string }) => k.path)).toEqual([`work/${other}`]);
     expect(readFileSync(beta.w.disk(`work/${other}`), 'utf8')).toBe('beta, by a person\n');
     // The person on beta takes the store's text by hand: disk and store agree, the conflict settles.
     writeFileSync(beta.w.disk(`work/${other}`), 'alpha, edited\n');
@@ -106,10 +106,10 @@ describe('two hosts on one PostgreSQL store', () => {
     // Now a person changes alpha's copy: alpha takes it in; beta's disk is not changed, and beta sees it as the store's change.
     writeFileSync(alpha.w.disk(`work/${path}`), 'changed on alpha\n');
     expect(await content(alpha, `work/${path}`)).toBe('changed on alpha\n');
-    expect((await status(alpha)).drafts).not.toContain(path);
+    expect((await status(alpha)).drafts).not.toContain(`work/${path}`);
     expect(readFileSync(beta.w.disk(`work/${path}`), 'utf8')).toBe('the person on alpha\n');
     const betaStatus = await status(beta);
-    expect(betaStatus.drafts).toContain(path);
+    expect(betaStatus.drafts).toContain(`work/${path}`);
     expect(betaStatus.conflicts).toEqual([]);
     expect(readFileSync(beta.w.disk(`work/${path}`), 'utf8')).toBe('the person on alpha\n');
   });
@@ -120,12 +120,12 @@ describe('two hosts on one PostgreSQL store', () => {
     for (const m of machines) writeFileSync(m.w.disk(`work/${path}`), 'both disks hold this\n');
     for (const m of machines) expect(await content(m, `work/${path}`)).toBe('both disks hold this\n');
     expect((await call(alpha, 'delete', { path: `work/${path}` })).isError).toBe(false);
-    expect((await status(beta)).pendingDeletions).toContain(path);
+    expect((await status(beta)).pendingDeletions).toContain(`work/${path}`);
     expect((await call(beta, 'materialize', { path: `work/${path}` })).isError).toBe(false);
     expect(existsSync(beta.w.disk(`work/${path}`))).toBe(false);
     expect(existsSync(alpha.w.disk(`work/${path}`))).toBe(true);
-    expect((await status(beta)).pendingDeletions).not.toContain(path);
-    expect((await status(alpha)).pendingDeletions).toContain(path);
+    expect((await status(beta)).pendingDeletions).not.toContain(`work/${path}`);
+    expect((await status(alpha)).pendingDeletions).toContain(`work/${path}`);
     expect((await call(alpha, 'materialize', { path: `work/${path}` })).isError).toBe(false);
     expect(existsSync(alpha.w.disk(`work/${path}`))).toBe(false);
     for (const m of machines) expect(await status(m)).toMatchObject({ pendingDeletions: [] });
@@ -137,8 +137,8 @@ describe('two hosts on one PostgreSQL store', () => {
     for (const m of machines) writeFileSync(m.w.disk(`work/${path}`), 'here on both\n');
     for (const m of machines) expect(await content(m, `work/${path}`)).toBe('here on both\n');
     rmSync(alpha.w.disk(`work/${path}`));
-    expect((await status(alpha)).pendingDeletions).not.toContain(path);
-    expect((await status(beta)).pendingDeletions).toContain(path);
+    expect((await status(alpha)).pendingDeletions).not.toContain(`work/${path}`);
+    expect((await status(beta)).pendingDeletions).toContain(`work/${path}`);
     expect(existsSync(beta.w.disk(`work/${path}`))).toBe(true);
   });
 

@@ -120,13 +120,14 @@ test(`a person and the agent editing the same files lose nothing (${STEPS} steps
       const r = await mount.sync(p);
       if (!r.ok) throw new Error(r.message);
       const report = r.report as { gaveUp: { path: string; was: string }[]; drafts?: string[] };
-      if (report.gaveUp.some((g) => g.path === p)) {
+      // Reports name paths as the tools take them: the mount's name first.
+      if (report.gaveUp.some((g) => g.path === `work/${p}`)) {
         expect(report.gaveUp.map((g) => g.was)).toEqual(report.gaveUp.map((g) => (g.was === 'not-in-branch' ? 'not-in-branch' : 'conflict')));
         drafts.delete(p);
         conflicted.delete(p);
         if (disk(p) !== held(p)) throw new Error(`step ${step}: after sync ${p} gave up its conflict, disk and store differ`);
       } else if (drafts.has(p) && drafts.get(p) !== disk(p)) {
-        expect({ step, kept: report.drafts ?? [] }).toEqual({ step, kept: [p] });
+        expect({ step, kept: report.drafts ?? [] }).toEqual({ step, kept: [`work/${p}`] });
       }
     } else if (roll < 90) {
       // A discard drops the agent's change there, conflict or not; the dropped text stays in history.
@@ -144,7 +145,7 @@ test(`a person and the agent editing the same files lose nothing (${STEPS} steps
     } else {
       what = 'status';
       const s = (await mount.status()) as { conflicts: { path: string }[]; drafts: string[] };
-      const now = new Set(s.conflicts.map((c) => c.path));
+      const now = new Set(s.conflicts.map((c) => c.path.slice('work/'.length)));
       for (const q of conflicted) {
         // A reported conflict stays reported until settled or until disk and store converge.
         if (!now.has(q) && disk(q) !== held(q)) throw new Error(`step ${step}, seed ${seed}: the conflict on ${q} vanished unsettled`);

@@ -60,7 +60,7 @@ describe('the watcher under ws serve', () => {
   test('a disk change to a drafted file shows in status as a conflict within 2 s, with no other tool call', async () => {
     for (const mount of ['live', 'still']) {
       expect((await mcpCall(client, 'write', { path: `${mount}/a.txt`, content: 'a, by the agent\n' })).isError).toBe(false);
-      expect(await status(mount)).toMatchObject({ drafts: ['a.txt'], conflicts: [] });
+      expect(await status(mount)).toMatchObject({ drafts: [`${mount}/a.txt`], conflicts: [] });
     }
 
     writeFileSync(w.disk('live/a.txt'), 'a, by a person\n');
@@ -69,9 +69,9 @@ describe('the watcher under ws serve', () => {
       const s = await status('live');
       return s.conflicts.length > 0 ? s : undefined;
     });
-    expect(seen).toMatchObject({ drafts: [], conflicts: [{ path: 'a.txt', kind: 'both-changed' }] });
+    expect(seen).toMatchObject({ drafts: [], conflicts: [{ path: 'live/a.txt', kind: 'both-changed' }] });
     // The same change under watch = "never": status alone did not look at disk.
-    expect(await status('still')).toMatchObject({ drafts: ['a.txt'], conflicts: [] });
+    expect(await status('still')).toMatchObject({ drafts: ['still/a.txt'], conflicts: [] });
     expect(watchLines().some((l) => l.startsWith('ws: watch: live/a.txt: '))).toBe(true);
 
     // Settle it the way the conflict offers: keep disk's.
@@ -115,7 +115,7 @@ describe('the watcher under ws serve', () => {
     expect((await mcpCall(client, 'write', { path: 'live/b.txt', content: 'b, by the agent\n' })).isError).toBe(false);
     const from = serving.stderr().length;
     const pushed = await mcpCall(client, 'materialize', { path: 'live/b.txt' });
-    expect(pushed.data.mounts[0].written).toEqual(['b.txt']);
+    expect(pushed.data.mounts[0].written).toEqual(['live/b.txt']);
     expect(readFileSync(w.disk('live/b.txt'), 'utf8')).toBe('b, by the agent\n');
 
     // A person's change after it: once the watcher has named that one, it has passed over

@@ -6,7 +6,7 @@
 import { type PassResult, storedState } from '@ws/reconcile';
 import type { Report } from '@ws/tools';
 import { type StoreMountContext, compare } from './context.ts';
-import { passSummary, rootAdvice } from './reports.ts';
+import { passSummary, rootAdvice, toolPath } from './reports.ts';
 
 /** The mount's status, under the lock. */
 export async function mountStatus(ctx: StoreMountContext): Promise<Report> {
@@ -23,15 +23,16 @@ export async function mountStatus(ctx: StoreMountContext): Promise<Report> {
   };
   const result: PassResult | undefined = config.watch === 'on-tool-call' ? await ctx.pass({ kind: 'directory', path: '' }, { unchangedByCount: true }) : undefined;
   if (result?.kind === 'done') {
-    const summary = passSummary(result);
+    const summary = passSummary(ctx, result);
     const drafts = result.paths.filter((r) => r.state === 'workspace-draft').map((r) => r.path);
     const deletions = result.paths.filter((r) => r.deletedInWorkspace).map((r) => r.path);
+    const conflicted = result.paths.filter((r) => r.conflict !== null).map((r) => r.path);
     return {
       ...base,
-      drafts,
+      drafts: drafts.map((p) => toolPath(ctx, p)),
       conflicts: summary.conflicts,
-      pendingDeletions: deletions,
-      ...alsoDrafted(ctx, branch, [...drafts, ...deletions, ...summary.conflicts.map((c) => c.path)]),
+      pendingDeletions: deletions.map((p) => toolPath(ctx, p)),
+      ...alsoDrafted(ctx, branch, [...drafts, ...deletions, ...conflicted]),
       unverified: summary.unverified,
       counts: result.counts,
       passedOver: result.passedOver,
@@ -42,7 +43,9 @@ export async function mountStatus(ctx: StoreMountContext): Promise<Report> {
   const stored = storedStatus(ctx, branch);
   return {
     ...base,
-    ...stored,
+    drafts: stored.drafts.map((p) => toolPath(ctx, p)),
+    conflicts: stored.conflicts.map((c) => ({ ...c, path: toolPath(ctx, c.path) })),
+    pendingDeletions: stored.pendingDeletions.map((p) => toolPath(ctx, p)),
     ...alsoDrafted(ctx, branch, [...stored.drafts, ...stored.pendingDeletions, ...stored.conflicts.map((c) => c.path)]),
     passedOver: ctx.memory.lastPassedOver,
     ...(result?.kind === 'gave-up' ? { gaveUp: result.reason } : {}),
@@ -59,7 +62,7 @@ function alsoDrafted(ctx: StoreMountContext, branch: string, paths: readonly str
   if (elsewhere.size === 0) return {};
   const lines = [...elsewhere]
     .sort(([a], [b]) => compare(a, b))
-    .map(([path, hosts]) => `${ctx.config.name}/${path} is also drafted on ${hosts.length === 1 ? 'host' : 'hosts'} ${hosts.join(', ')}`);
+    .map(([path, hosts]) => `${toolPath(ctx, path)} is also drafted on ${hosts.length === 1 ? 'host' : 'hosts'} ${hosts.join(', ')}`);
   return { alsoDrafted: lines };
 }
 

@@ -9,7 +9,7 @@
  */
 import { keptDraftsNote, type Refusal, type Report, type Work } from '@ws/tools';
 import { type StoreMountContext, reconcileWork, scopeOf } from './context.ts';
-import { passSummary, rootAdvice } from './reports.ts';
+import { passSummary, rootAdvice, toolPath } from './reports.ts';
 
 /** Syncs `path` (contained already; undefined or `''`: the whole mount), under the lock. */
 export async function syncPath(ctx: StoreMountContext, path: string | undefined, work?: Work): Promise<{ readonly ok: true; readonly report: Report } | Refusal> {
@@ -24,17 +24,17 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
   // The report names only what changed: unchanged paths are counted, not decided one by one.
   const result = await ctx.pass(scope, { ...options, unchangedByCount: true, ...reconcileWork(work) });
   if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
-  const summary = passSummary(result);
+  const summary = passSummary(ctx, result);
   const gaveUp = [];
   const kept: string[] = [];
   for (const r of result.paths) {
-    if (r.gaveUp !== null) gaveUp.push({ path: r.path, was: r.gaveUp.state, ...(r.gaveUp.conflict ? { conflict: r.gaveUp.conflict } : {}) });
-    else if (r.state !== 'unverified' && (r.draft === 'draft' || r.draft === 'deletion')) kept.push(r.path);
+    if (r.gaveUp !== null) gaveUp.push({ path: toolPath(ctx, r.path), was: r.gaveUp.state, ...(r.gaveUp.conflict ? { conflict: r.gaveUp.conflict } : {}) });
+    else if (r.state !== 'unverified' && (r.draft === 'draft' || r.draft === 'deletion')) kept.push(toolPath(ctx, r.path));
   }
   const report: Report = {
     mount: ctx.config.name,
     branch: result.branch,
-    scope: directory ? (path ?? '') || '(whole mount)' : path,
+    scope: whole ? '(whole mount)' : toolPath(ctx, path),
     tookIn: summary.tookIn,
     gaveUp,
     ...(kept.length > 0 ? { drafts: kept, note: keptDraftsNote } : {}),
