@@ -183,9 +183,9 @@ export function passedOver(counts: Readonly<Record<string, number>>): string | u
   return parts.length === 0 ? undefined : `The walk passed over ${list(parts)}.`;
 }
 
-/** A glob that matched nothing. */
-export function globNone(pattern: string): string {
-  return `No file matches ${echoed(pattern)}. Patterns are mount-prefixed (work/**/*.ts); check the mount name and the directory.`;
+/** A glob that matched nothing; `mount` names one of the workspace's mounts for the example. */
+export function globNone(pattern: string, mount: string): string {
+  return `No file matches ${echoed(pattern)}. Patterns are mount-prefixed (${mount}/**/*.ts); check the mount name and the directory.`;
 }
 
 // ── changing files ──────────────────────────────────────────────────────────────

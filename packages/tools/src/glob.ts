@@ -71,7 +71,7 @@ async function glob(workspace: Workspace, input: InputOf<typeof schema>, { budge
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   // Newest first, as editor agents' glob tools list; a path without a time (or a tie) keeps path order.
   if (input.sort === 'modified') files.sort((a, b) => (b.modified ?? -Infinity) - (a.modified ?? -Infinity) || 0);
-  const notes = [...troubles, ...(files.length === 0 ? [globNone(pattern), passedOver(skipped)] : [])].filter(
+  const notes = [...troubles, ...(files.length === 0 ? [globNone(pattern, workspace.mounts[0]?.name ?? 'work'), passedOver(skipped)] : [])].filter(
     (n): n is string => n !== undefined,
   );
   const paths = files.map((f) => f.path);

@@ -49,6 +49,11 @@ for (const backend of ['store', 'direct'] as const) {
         files: [],
         note: 'No file matches src/**/*.ts. Patterns are mount-prefixed (work/**/*.ts); check the mount name and the directory.',
       });
+      // The example names a mount the workspace has, not one it lacks.
+      const repo = memoryWorkspace([{ name: 'repo', backend, files: { 'a.ts': 'a\n' } }]);
+      expect((await data(repo, 'glob', { pattern: 'src/**/*.ts' })).note).toBe(
+        'No file matches src/**/*.ts. Patterns are mount-prefixed (repo/**/*.ts); check the mount name and the directory.',
+      );
     });
 
     test('the answer is held to the budget with a note of where to continue', async () => {
