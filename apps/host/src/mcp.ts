@@ -14,16 +14,21 @@ import { CallTracker } from './calls.ts';
 /** The server's name and version as clients see them. */
 export const SERVER_INFO = { name: 'ws', version: '0.1.0' } as const;
 
-const INSTRUCTIONS =
-  'File tools over named mounts: every path starts with its mount name (e.g. work/src/a.ts). ' +
-  'Pages and answers that stop early say in their note how to read on.';
+/** What the server tells a client at its start: the mounts by name, as every path begins. */
+export function instructionsFor(mounts: readonly string[]): string {
+  const named = mounts.length === 0 ? 'no mounts yet' : `the mounts are ${mounts.join(', ')}`;
+  return (
+    `File tools over named mounts (${named}): every path starts with its mount name (e.g. ${mounts[0] ?? 'work'}/src/a.ts), never an absolute path. ` +
+    'Pages and answers that stop early say in their note how to read on.'
+  );
+}
 
 /** At most this often a call's progress is sent (a few a second). */
 const PROGRESS_EVERY_MS = 250;
 
 /** An MCP server (not yet connected to a transport) answering with `workspace`. */
 export function createMcpServer(workspace: Workspace, resultMaxChars: number, calls: CallTracker = new CallTracker()): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: instructionsFor(workspace.mounts.map((m) => m.name)) });
   // The listing is derived from the tools' records; the SDK types schemas more narrowly than JSON Schema.
   const listed = tools.map((t) => listingOf(t) as ToolListing & { inputSchema: { type: 'object' } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));

@@ -111,6 +111,23 @@ describe('ws mcp on stdio', () => {
     expect(bad.text).toContain('offset');
   });
 
+  test('the server’s instructions name the mounts every path begins with', () => {
+    expect(session.client.getInstructions()).toBe(
+      'File tools over named mounts (the mounts are work, plain): every path starts with its mount name (e.g. work/src/a.ts), never an absolute path. Pages and answers that stop early say in their note how to read on.',
+    );
+  });
+
+  test('an absolute path inside a mount’s directory is answered with the mount path, which reads the file, on either kind of mount', async () => {
+    for (const mount of ['work', 'plain']) {
+      const absolute = w.disk(`${mount}/win.txt`);
+      const refused = await mcpCall(session.client, 'read', { path: absolute });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toBe(`The path ${JSON.stringify(absolute)} is absolute; paths begin with a mount name: did you mean ${mount}/win.txt?`);
+      const read = await mcpCall(session.client, 'read', { path: `${mount}/win.txt` });
+      expect([read.isError, read.data?.path]).toEqual([false, `${mount}/win.txt`]);
+    }
+  });
+
   test('calls carry resultMaxChars from the config: a long file reads in pages that fit 24,000 characters', async () => {
     const long = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} ${'x'.repeat(20)}`).join('\n');
     expect((await mcpCall(session.client, 'write', { path: 'plain/long.txt', content: long })).isError).toBe(false);

@@ -81,26 +81,27 @@ export function nulInPath(raw: string): string {
   return `The path ${quoted(raw)} holds a NUL character, which no file name can; write the path without it.`;
 }
 
-/** An absolute path. */
-export function absolutePath(raw: string): string {
-  return `The path ${quoted(raw)} is absolute; paths begin with a mount name, as in work/src/a.ts.`;
+/** An absolute path; `guesses`: the mount paths it names (it lies in a mount's directory), else an example under mount `example`. */
+export function absolutePath(raw: string, example: string, guesses: readonly string[] = []): string {
+  const hint = guesses.length === 0 ? `, as in ${example}/src/a.ts.` : `: did you mean ${guesses.map(echoed).join(' or ')}?`;
+  return `The path ${quoted(raw)} is absolute; paths begin with a mount name${hint}`;
 }
 
 /** A path with backslashes. */
-export function backslashPath(raw: string): string {
-  return `The path ${quoted(raw)} has a backslash; separate a path's parts with /, as in work/src/a.ts.`;
+export function backslashPath(raw: string, example: string): string {
+  return `The path ${quoted(raw)} has a backslash; separate a path's parts with /, as in ${example}/src/a.ts.`;
 }
 
 /** A path with a `..` segment. */
-export function parentSegment(raw: string): string {
-  return `The path ${quoted(raw)} has a ".." part, which could leave its mount; name the path from the mount, as in work/src/a.ts.`;
+export function parentSegment(raw: string, example: string): string {
+  return `The path ${quoted(raw)} has a ".." part, which could leave its mount; name the path from the mount, as in ${example}/src/a.ts.`;
 }
 
 /** A path whose first part is not a mount. */
 export function unknownMount(raw: string, name: string, mounts: readonly string[], guesses: readonly string[]): string {
   const known = mounts.length === 0 ? 'this workspace has no mounts' : `the mounts are ${list(mounts)}`;
   const start = name === '' ? `The path ${quoted(raw)} names no mount` : `There is no mount named ${quoted(name)}`;
-  const hint = guesses.length === 0 ? 'paths begin with a mount name, as in work/src/a.ts' : `did you mean ${guesses.map(echoed).join(' or ')}?`;
+  const hint = guesses.length === 0 ? `paths begin with a mount name, as in ${mounts[0] ?? 'work'}/src/a.ts` : `did you mean ${guesses.map(echoed).join(' or ')}?`;
   return `${start}; ${known}: ${hint}`.replace(/([^?])$/, '$1.');
 }
 

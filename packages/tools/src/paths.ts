@@ -32,22 +32,44 @@ export function prefixed(mount: string, rel: string): string {
   return rel === '' ? mount : `${mount}/${rel}`;
 }
 
-/** Splits and checks a path's segments, or gives the sentence that refuses it. */
-function segments(raw: string): { ok: true; parts: string[] } | { ok: false; message: string } {
+/** Splits and checks a path's segments, or gives the sentence that refuses it; `example` names a mount for the sentences' examples. */
+function segments(raw: string, example: string): { ok: true; parts: string[] } | { ok: false; message: string } {
   if (raw.length > PATH_MAX_CHARS) return { ok: false, message: pathTooLong(raw, PATH_MAX_CHARS) };
   if (raw.includes('\0')) return { ok: false, message: nulInPath(raw) };
-  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, message: absolutePath(raw) };
-  if (raw.includes('\\')) return { ok: false, message: backslashPath(raw) };
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, message: absolutePath(raw, example) };
+  if (raw.includes('\\')) return { ok: false, message: backslashPath(raw, example) };
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.includes('..')) return { ok: false, message: parentSegment(raw) };
+  if (parts.includes('..')) return { ok: false, message: parentSegment(raw, example) };
   const long = parts.find((p) => encoder.encode(p).length > NAME_MAX_BYTES);
   if (long !== undefined) return { ok: false, message: nameTooLong(long, NAME_MAX_BYTES) };
   return { ok: true, parts };
 }
 
+/**
+ * The mount paths an absolute path names: for each mount whose directory holds it, the
+ * mount's name and the rest of the path — where the rest is itself a path the tools take
+ * (no `..`, nothing else refused). A guess only: the path is refused with it, never read.
+ */
+function absoluteGuesses(workspace: Workspace, raw: string): string[] {
+  const guesses: string[] = [];
+  for (const m of workspace.mounts) {
+    const root = m.root?.replace(/\/+$/, '');
+    if (root === undefined || root === '' || !root.startsWith('/')) continue;
+    if (raw !== root && !raw.startsWith(`${root}/`)) continue;
+    const rest = segments(raw.slice(root.length).replace(/^\/+/, ''), m.name);
+    if (rest.ok) guesses.push(prefixed(m.name, rest.parts.join('/')));
+  }
+  return guesses;
+}
+
 /** Finds the mount a mount-prefixed path names and the path inside it. */
 export function locate(workspace: Workspace, raw: string): Location {
-  const split = segments(raw);
+  const example = workspace.mounts[0]?.name ?? 'work';
+  if (raw.startsWith('/') && !raw.includes('\0') && raw.length <= PATH_MAX_CHARS) {
+    const guesses = absoluteGuesses(workspace, raw);
+    if (guesses.length > 0) return { ok: false, message: absolutePath(raw, example, guesses) };
+  }
+  const split = segments(raw, example);
   if (!split.ok) return split;
   const [name, ...rest] = split.parts;
   const mount = workspace.mounts.find((m) => m.name === name);

@@ -211,6 +211,11 @@ export interface Mount {
   readonly readOnly: boolean;
   /** The most bytes a file may have to be read, searched or stored as text. */
   readonly maxFileSize: number;
+  /**
+   * The mount's directory on disk, absolute, where it has one: an absolute path inside it
+   * (as editor agents' tools take paths) is refused with the mount path it names.
+   */
+  readonly root?: string;
 
   /**
    * Mount-relative paths a mistyped `path` may have meant, found without walking the

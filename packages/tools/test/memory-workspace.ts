@@ -58,6 +58,8 @@ export interface MemoryMountOptions {
   readonly readOnly?: boolean;
   readonly maxFileSize?: number;
   readonly autoMaterialize?: boolean;
+  /** The mount's directory on disk, as a host's mount has one (`Mount.root`). */
+  readonly root?: string;
   /** Disk's files at the start (a store-backed mount starts agreeing with disk on each text file). */
   readonly files?: Readonly<Record<string, string | Uint8Array>>;
 }
@@ -69,6 +71,7 @@ export class MemoryMount implements Mount {
   readonly readOnly: boolean;
   readonly maxFileSize: number;
   readonly autoMaterialize: boolean;
+  readonly root?: string;
   /** D: disk's files. Tests change it to act as a person beside the agent. */
   readonly disk = new Map<string, Uint8Array>();
   /** When each file last changed (ms), where a test sets it: glob's `sort: "modified"`. */
@@ -93,6 +96,7 @@ export class MemoryMount implements Mount {
     this.readOnly = options.readOnly ?? false;
     this.maxFileSize = options.maxFileSize ?? 5 * 1024 * 1024;
     this.autoMaterialize = options.autoMaterialize ?? false;
+    if (options.root !== undefined) this.root = options.root;
     for (const [path, content] of Object.entries(options.files ?? {})) {
       const bytes = bytesOf(content);
       this.disk.set(path, bytes);

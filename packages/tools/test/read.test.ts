@@ -107,6 +107,28 @@ for (const backend of ['store', 'direct'] as const) {
       expect(ws.mounts[0].calls.read ?? 0).toBe(0);
     });
 
+    test('an absolute path inside a mount’s directory is answered with the mount path it names, which reads the file', async () => {
+      const ws = memoryWorkspace([
+        { name: 'repo', backend, root: '/home/me/proj', files: { 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' } },
+        { name: 'docs', backend, root: '/home/me/proj/docs/', files: { 'x.md': 'x\n' } },
+      ]);
+      const guessed = async (path: string) => {
+        const r = await call(ws, { path });
+        if (r.success) throw new Error(`${path} was read`);
+        return r.error;
+      };
+      expect(await guessed('/home/me/proj/src/a.ts')).toBe('The path "/home/me/proj/src/a.ts" is absolute; paths begin with a mount name: did you mean repo/src/a.ts?');
+      // Inside both mounts' directories: both are offered.
+      expect(await guessed('/home/me/proj/docs/x.md')).toBe('The path "/home/me/proj/docs/x.md" is absolute; paths begin with a mount name: did you mean repo/docs/x.md or docs/x.md?');
+      for (const guess of ['repo/src/a.ts', 'repo/docs/x.md', 'docs/x.md']) expect((await call(ws, { path: guess })).success).toBe(true);
+      // Outside every mount, beside one (a prefix of its name is not inside it), or leaving it by "..": no guess.
+      for (const path of ['/etc/passwd', '/home/me/project/src/a.ts', '/home/me/proj/../secret']) {
+        expect(await guessed(path)).toBe(`The path ${JSON.stringify(path)} is absolute; paths begin with a mount name, as in repo/src/a.ts.`);
+      }
+      // Only the guesses followed were read: a refused absolute path reads nothing.
+      expect([ws.mounts[0].calls.read ?? 0, ws.mounts[1].calls.read ?? 0]).toEqual([2, 1]);
+    });
+
     test('a path without its mount, or with another mount first, is answered with paths one of which reads the file', async () => {
       const ws = workspace(backend);
       for (const path of ['src/a.ts', 'repo/src/a.ts', 'a.ts/src/a.ts']) {

@@ -356,6 +356,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined, o
     backend: 'direct',
     readOnly: config.readOnly,
     maxFileSize: config.maxFileSize,
+    root: config.root,
     read: (path) => read(disk, config, words, path),
     list: (path, options) => list(disk, words, path, options.recursive),
     searchFiles: (path, query) => searchFiles(disk, config, words, path, query, prescanner),

@@ -148,6 +148,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
     backend: 'store',
     readOnly: config.readOnly,
     maxFileSize: config.maxFileSize,
+    root: config.root,
     config,
 
     async read(path) {
