@@ -5,6 +5,13 @@
  */
 
 const CAP = 400;
+/**
+ * The least similarity a line needs to be offered: below it the line shares a stray
+ * bigram or two (`zzzz-not-there` and "It serves until Ctrl-C. Then, in another
+ * terminal:" score 0.1) and would point the model at a line it never meant; a typo or a
+ * changed number scores 0.6 and more.
+ */
+const MIN_SIMILARITY = 0.3;
 
 function bigrams(s: string): Map<string, number> {
   const grams = new Map<string, number>();
@@ -31,13 +38,14 @@ function similarity(a: Map<string, number>, aSize: number, b: string): number {
 
 /**
  * The 1-based number and text of the line in `lines` most like `wanted` (compared with
- * surrounding whitespace trimmed), or `undefined` when no line shares anything with it.
+ * surrounding whitespace trimmed), or `undefined` when no line is at least
+ * {@link MIN_SIMILARITY} like it.
  */
 export function nearestLine(lines: readonly string[], wanted: string): { line: number; text: string } | undefined {
   const w = wanted.trim().slice(0, CAP);
   if (w === '') return undefined;
   let best = -1;
-  let bestScore = 0;
+  let bestScore = MIN_SIMILARITY - Number.EPSILON;
   if (w.length < 2) {
     for (let i = 0; i < lines.length; i++) if (lines[i].includes(w)) return { line: i + 1, text: lines[i] };
     return undefined;

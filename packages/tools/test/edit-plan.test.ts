@@ -103,6 +103,11 @@ describe('problems', () => {
     expect(p).toEqual({ ok: false, problems: [{ kind: 'not-found', edit: 0, nearest: { line: 2, text: '  return 1;' } }] });
   });
 
+  test('not found names no line where none is much like it', () => {
+    const p = plan('It serves until Ctrl-C. Then, in another terminal:\nnpm test\n', [{ oldString: 'zzzz-not-there', newString: 'x' }]);
+    expect(p).toEqual({ ok: false, problems: [{ kind: 'not-found', edit: 0 }] });
+  });
+
   test('not found in a multi-line oldString names its first line that is nowhere in the file', () => {
     const p = plan('alpha\nbeta\ngamma\n', [{ oldString: 'alpha\nbetta\ngamma', newString: 'x' }]);
     expect(p.ok).toBe(false);

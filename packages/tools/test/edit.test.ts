@@ -185,7 +185,7 @@ for (const backend of ['store', 'direct'] as const) {
         return commit(changes);
       };
       expect(await refused(ws, 'edit', { path: 'work/a.txt', oldString: 'one', newString: 'two' })).toBe(
-        'work/a.txt changed while the call was being stored (someone saved), so it was planned again on the new text: oldString was not found in work/a.txt. The nearest line is 1: "a person wrote this"; check whitespace and spelling, or read the file again.',
+        'work/a.txt changed while the call was being stored (someone saved), so it was planned again on the new text: oldString was not found in work/a.txt. Read the file again and copy the text exactly.',
       );
       expect(held(ws, 'a.txt')).toBe('a person wrote this\n');
     });
