@@ -6,7 +6,7 @@
  * that changes at every attempt is refused with a sentence after the last.
  */
 import { describe, expect, test } from 'bun:test';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleToolCall } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
@@ -82,5 +82,22 @@ describe('a direct mount, a save between its look and its effect', () => {
     });
     expect(saves()).toBe(COMMIT_ATTEMPTS);
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe(`one\n${Array.from({ length: COMMIT_ATTEMPTS }, (_, i) => `person ${i + 1}\n`).join('')}`);
+  });
+});
+
+describe('a direct mount and a directory where a file is named', () => {
+  test('delete of a directory is refused with the sentence saying delete removes one file; nothing is removed', async () => {
+    const root = tempDir('ws-direct-dir-');
+    mkdirSync(join(root, 'src'));
+    writeFileSync(join(root, 'src/a.ts'), 'a\n');
+    const mount = directMount(config(root), undefined);
+    const r = await handleToolCall({ mounts: [mount], hasDirectMount: true }, { name: 'delete', input: { path: 'work/src' } });
+    expect(r).toEqual({ success: false, error: 'work/src is a directory; delete removes one file: name a file inside it (work/src/…).' });
+    // The mount's own commit, asked to put a file where the directory is, says so too.
+    expect(await mount.commit([{ path: 'src', bytes: enc('x') }])).toEqual({
+      ok: false,
+      message: 'work/src is a directory, so no file can take its place; nothing was stored. Name a file inside it (work/src/…).',
+    });
+    expect(readFileSync(join(root, 'src/a.ts'), 'utf8')).toBe('a\n');
   });
 });

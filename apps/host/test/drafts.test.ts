@@ -219,7 +219,7 @@ describe('sync keeps drafts', () => {
 });
 
 describe('a file where the workspace or disk has a directory, or inside a file', () => {
-  test('write and move refuse it with one sentence; nothing is stored, disk untouched, and a file beside them still goes in', async () => {
+  test('write, move and delete refuse it with one sentence; nothing is stored, disk untouched, and a file beside them still goes in', async () => {
     const w = await opened({ 'src/a.ts': 'a\n', 'src/big.bin': new Uint8Array([0, 1, 2, 3]), 'docs/readme.md': 'r\n' });
     await w.call('ls', { path: 'work', recursive: true });
     // A directory only a draft holds counts too.
@@ -232,6 +232,9 @@ describe('a file where the workspace or disk has a directory, or inside a file',
       ['write', { path: 'work/src/big.bin/x/y.txt', content: 'y' }, 'work/src/big.bin is a file, so work/src/big.bin/x/y.txt cannot be made inside it; nothing was stored.'],
       ['write', { path: 'work/drafted/one.txt/two.txt', content: 'y' }, 'work/drafted/one.txt is a file, so work/drafted/one.txt/two.txt cannot be made inside it; nothing was stored.'],
       ['move', { from: 'work/docs/readme.md', to: 'work/src/a.ts/readme.md' }, 'work/src/a.ts is a file, so work/src/a.ts/readme.md cannot be made inside it; nothing was stored.'],
+      // A directory is no file to delete, whether disk or only a draft holds it.
+      ['delete', { path: 'work/src' }, 'work/src is a directory; delete removes one file: name a file inside it (work/src/…).'],
+      ['delete', { path: 'work/drafted' }, 'work/drafted is a directory; delete removes one file: name a file inside it (work/drafted/…).'],
     ] as const;
     // The sentence alone: it says nothing was stored, so it is not prefixed with that again.
     for (const [tool, input, sentence] of refusals) expect({ tool, input, error: await w.refused(tool, input) }).toEqual({ tool, input, error: sentence });

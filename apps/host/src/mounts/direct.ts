@@ -265,7 +265,7 @@ async function plan(disk: HostDisk, config: MountConfig, words: Words, changes: 
       return refuse(words.contentTooLarge(ch.path, ch.bytes.length, config.maxFileSize));
     }
     const kind = disk.kindOf(ch.path);
-    if (kind.kind === 'directory') return refuse(words.unreadable(ch.path, 'a directory is there'));
+    if (kind.kind === 'directory') return refuse(ch.bytes === null ? words.directoryNotDeleted(ch.path) : words.directoryInTheWay(ch.path));
     if (kind.kind === 'other') return refuse(words.unreadable(ch.path, kind.reason));
     // A file over the limit is read-only (read pages it from disk); it is never read whole to be replaced.
     if (kind.kind === 'file' && kind.meta.size > config.maxFileSize) return refuse(largeFileChange(words.shown(ch.path), kind.meta.size, config.maxFileSize));

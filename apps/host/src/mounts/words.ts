@@ -39,6 +39,8 @@ export function mountWords(mount: string) {
     /** A file written where the workspace or disk has a directory. */
     directoryInTheWay: (path: string) =>
       `${at(path)} is a directory, so no file can take its place; nothing was stored. Name a file inside it (${at(path)}/…).`,
+    /** A deletion of a path the workspace or disk has as a directory. */
+    directoryNotDeleted: (path: string) => `${at(path)} is a directory; delete removes one file: name a file inside it (${at(path)}/…).`,
     /** A file written beneath a path the workspace or disk has as a file. */
     fileInTheWay: (file: string, path: string) => `${at(file)} is a file, so ${at(path)} cannot be made inside it; nothing was stored.`,
     contentTooLarge: (path: string, size: number, max: number) =>

@@ -86,6 +86,7 @@ async function checkChange(ctx: StoreMountContext, branch: string, ch: Change): 
     }
   }
   if (ch.bytes !== null || held !== null) return null;
+  if (await isDirectoryPath(ctx, ch.path, branch)) return words.directoryNotDeleted(ch.path);
   let rec = store.read(branch, config.name, ch.path);
   if (rec.mark?.tombstone) return words.missing(ch.path); // already deleted here
   if (rec.evidence === null && rec.mark === null && ctx.checksDisk) {
