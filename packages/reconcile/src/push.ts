@@ -190,14 +190,21 @@ function effectOf(ctx: MountContext, branch: string, report: PathReport, p: Extr
  */
 function announce(ctx: MountContext, effects: readonly Effect[]): void {
   const { store, mount } = ctx;
-  for (const e of effects) {
-    ctx.inFlight.add(e.report.path);
-    const p = e.pending;
-    // Only a forced effect reads its records again (on a shared store, a round trip each).
-    const overwritten = p.forced ? overwrittenVersion(store, p.expectId, store.read(p.branch, mount, e.report.path)) : null;
-    if (overwritten !== null) store.addVersion(p.branch, mount, e.report.path, overwritten, FROM_DISK);
-    store.setPending(mount, e.report.path, p);
+  // Only a forced effect reads its records again (on a shared store, a round trip each).
+  const overwritten = effects.map((e) => (e.pending.forced ? overwrittenVersion(store, e.pending.expectId, store.read(e.pending.branch, mount, e.report.path)) : null));
+  // The versions' text made durable before a version names it: a blob put since the last
+  // barrier (a pass's, unbarriered) may be lost in a crash, and a version must never name
+  // text the store lost.
+  if (overwritten.some((v) => v !== null)) {
+    for (const v of overwritten) if (v !== null) store.putBlob(v.entry.hash, v.bytes);
+    store.barrier();
   }
+  effects.forEach((e, i) => {
+    ctx.inFlight.add(e.report.path);
+    const v = overwritten[i];
+    if (v !== null) store.addVersion(e.pending.branch, mount, e.report.path, v.entry, FROM_DISK);
+    store.setPending(mount, e.report.path, e.pending);
+  });
   store.barrier();
 }
 
@@ -210,12 +217,16 @@ function announce(ctx: MountContext, effects: readonly Effect[]): void {
  * effect's outcome; where the effect is then refused, disk still holds that text, and
  * history says it held it.)
  */
-function overwrittenVersion(store: MountContext['store'], id: ContentId | null, before: { readonly evidence: Evidence | null; readonly mark: BranchMark | null }): TreeEntry | null {
+function overwrittenVersion(
+  store: MountContext['store'],
+  id: ContentId | null,
+  before: { readonly evidence: Evidence | null; readonly mark: BranchMark | null },
+): { readonly entry: TreeEntry; readonly bytes: Uint8Array } | null {
   if (before.mark?.conflict == null || id === null || id.kind !== 'text') return null;
   const agreed = before.evidence;
   if (agreed !== null && agreed.kind === 'text' && agreed.hash === id.hash) return null;
   const held = store.getBlob(id.hash);
-  return held === null ? null : { hash: id.hash, size: held.length, mode: null };
+  return held === null ? null : { entry: { hash: id.hash, size: held.length, mode: null }, bytes: held };
 }
 
 /** An effect's outcome, or that the call was cancelled before it acted. */
