@@ -10,7 +10,7 @@ import type { Mount, Workspace } from './workspace.ts';
 import { globNone, passedOver } from './errors.ts';
 import { globMatcher } from './glob-match.ts';
 import { pageOf } from './ls.ts';
-import { locate, prefixed } from './paths.ts';
+import { exampleMount, locate, prefixed } from './paths.ts';
 import { type Answer, answer, refuse } from './result.ts';
 
 const schema = defineInput((z, { scope, wholeFromZero }) => z.strictObject({
@@ -71,7 +71,7 @@ async function glob(workspace: Workspace, input: InputOf<typeof schema>, { budge
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   // Newest first, as editor agents' glob tools list; a path without a time (or a tie) keeps path order.
   if (input.sort === 'modified') files.sort((a, b) => (b.modified ?? -Infinity) - (a.modified ?? -Infinity) || 0);
-  const notes = [...troubles, ...(files.length === 0 ? [globNone(pattern, workspace.mounts[0]?.name ?? 'work'), passedOver(skipped)] : [])].filter(
+  const notes = [...troubles, ...(files.length === 0 ? [globNone(pattern, exampleMount(workspace)), passedOver(skipped)] : [])].filter(
     (n): n is string => n !== undefined,
   );
   const paths = files.map((f) => f.path);

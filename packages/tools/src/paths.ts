@@ -32,11 +32,19 @@ export function prefixed(mount: string, rel: string): string {
   return rel === '' ? mount : `${mount}/${rel}`;
 }
 
-/** Splits and checks a path's segments, or gives the sentence that refuses it; `example` names a mount for the sentences' examples. */
-function segments(raw: string, example: string): { ok: true; parts: string[] } | { ok: false; message: string } {
+/** The mount a sentence's example path names: the workspace's first. */
+export function exampleMount(workspace: Workspace): string {
+  return workspace.mounts[0]?.name ?? 'work';
+}
+
+/**
+ * Splits and checks a path's segments, or gives the sentence that refuses it (`absolute`
+ * where that is why); `example` names a mount for the sentences' examples.
+ */
+function segments(raw: string, example: string): { ok: true; parts: string[] } | { ok: false; message: string; absolute?: true } {
   if (raw.length > PATH_MAX_CHARS) return { ok: false, message: pathTooLong(raw, PATH_MAX_CHARS) };
   if (raw.includes('\0')) return { ok: false, message: nulInPath(raw) };
-  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, message: absolutePath(raw, example) };
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { ok: false, message: absolutePath(raw, example), absolute: true };
   if (raw.includes('\\')) return { ok: false, message: backslashPath(raw, example) };
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) return { ok: false, message: parentSegment(raw, example) };
@@ -64,13 +72,12 @@ function absoluteGuesses(workspace: Workspace, raw: string): string[] {
 
 /** Finds the mount a mount-prefixed path names and the path inside it. */
 export function locate(workspace: Workspace, raw: string): Location {
-  const example = workspace.mounts[0]?.name ?? 'work';
-  if (raw.startsWith('/') && !raw.includes('\0') && raw.length <= PATH_MAX_CHARS) {
-    const guesses = absoluteGuesses(workspace, raw);
-    if (guesses.length > 0) return { ok: false, message: absolutePath(raw, example, guesses) };
-  }
+  const example = exampleMount(workspace);
   const split = segments(raw, example);
-  if (!split.ok) return split;
+  if (!split.ok) {
+    const guesses = split.absolute ? absoluteGuesses(workspace, raw) : [];
+    return guesses.length === 0 ? { ok: false, message: split.message } : { ok: false, message: absolutePath(raw, example, guesses) };
+  }
   const [name, ...rest] = split.parts;
   const mount = workspace.mounts.find((m) => m.name === name);
   if (mount === undefined) {
