@@ -316,6 +316,8 @@ export class Run<S extends ModelStore = ModelStore> {
     const v = this.pick(held);
     const recorded = this.w.store.getBlob(v.hash!);
     if (recorded === null) this.fail(`${path}: version ${v.seq} (${v.source}) has no blob`);
+    const before = this.w.store.read(this.branch, MOUNT, path).tree?.hash ?? null;
+    const historyBefore = this.w.store.versions(MOUNT, path).length;
     this.w.r.recordDrafts([{ path, bytes: recorded, source: 'restore' }]);
     const now = this.w.store.read(this.branch, MOUNT, path).tree;
     const restored = now === null ? null : this.w.store.getBlob(now.hash);
@@ -324,7 +326,11 @@ export class Run<S extends ModelStore = ModelStore> {
     const p = this.w.store.read(this.branch, MOUNT, path).evidence;
     if (p?.kind === 'text' && p.hash === fakeHash(recorded)) this.draftsOf(this.branch).delete(path);
     else this.draftsOf(this.branch).set(path, text(recorded));
-    this.noteVersion(path, recorded);
+    // Restoring the text the workspace holds already is the same write: history gains no
+    // version (its newest may be another, such as the disk text a forced push announced).
+    if (before === v.hash) {
+      if (this.w.store.versions(MOUNT, path).length !== historyBefore) this.fail(`${path}: restoring the text it holds recorded a version`);
+    } else this.noteVersion(path, recorded);
     this.stats.restored++;
     this.say(`restore ${path} to version ${v.seq} (${v.source}, ${text(recorded)}) on ${this.branch}`);
   }
