@@ -62,18 +62,71 @@ describe('the search index', () => {
     const plan = (explain.all('"fun"') as { detail: string }[]).map((r) => r.detail);
     explain.finalize();
     expect(plan.some((d) => d.includes('COVERING INDEX blob_id_hash'))).toBe(true);
-    // As a store of schema 4 had it: no index, the migration not applied.
+    // As a store of schema 4 had it: no index, the migrations after it not applied.
     db.run('DROP INDEX blob_id_hash');
-    db.run('DELETE FROM migrations WHERE version = 5');
+    db.run('DELETE FROM migrations WHERE version >= 5');
     db.close();
     const again = await openStore(path);
+    while (again.indexSome(5) > 0);
     expect([...again.blobsMayHold(['function', 'Error']).may].sort()).toEqual(named);
     again.close();
   });
 
-  test('a query asks for every term’s trigrams, quotes doubled', () => {
+  test('a query asks for every term’s trigrams, quotes doubled; case-insensitive, each in every case of its ASCII letters', () => {
     expect(matchQuery(['abcdef'])).toBe('"abc" AND "bcd" AND "cde" AND "def"');
     expect(matchQuery(['a"bc', 'abc'])).toBe('"a""b" AND """bc" AND "abc"');
+    expect(matchQuery(['Abc', 'aBC'])).toBe('"Abc" AND "aBC"');
+    expect(matchQuery(['a_1b'], true)).toBe('("a_1" OR "A_1") AND ("_1b" OR "_1B")');
+    // One group a trigram, however its terms spell it.
+    expect(matchQuery(['Abc', 'aBC'], true)).toBe('("abc" OR "abC" OR "aBc" OR "aBC" OR "Abc" OR "AbC" OR "ABc" OR "ABC")');
+    expect(matchQuery(['1"2'], true)).toBe('"1""2"');
+  });
+
+  test('the index keeps case: a term names the blobs holding it as written; case-insensitive, in any case', async () => {
+    const store = await openStore(storePath());
+    const texts = ['throw new FooError()', 'a fooerror here', 'FOOERROR loud', 'nothing'].map((t) => enc(`${t}\n`.repeat(20)));
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    while (store.indexSome(5) > 0);
+    const named = (terms: string[], caseInsensitive?: boolean) => [...store.blobsMayHold(terms, caseInsensitive).may].sort();
+    const hash = (k: number) => sha256(texts[k]);
+    expect(named(['FooError'])).toEqual([hash(0)]);
+    expect(named(['fooerror'])).toEqual([hash(1)]);
+    expect(named(['FooError'], true)).toEqual([hash(0), hash(1), hash(2)].sort());
+    expect(named(['Error'], true)).toEqual([hash(0), hash(1), hash(2)].sort());
+    expect(named(['Error'])).toEqual([hash(0)]);
+    store.close();
+  });
+
+  test('a store whose index folded case (schema 5) is indexed again, keeping case', async () => {
+    const path = storePath();
+    const store = await openStore(path);
+    const texts = ['function fooError() {}', 'function fooerror() {}', 'FUNCTION FOOERROR'].map((t) => enc(`${t}\n`.repeat(30)));
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    while (store.indexSome(5) > 0);
+    store.close();
+    // As a store of schema 5 had it: a folded index holding every blob, each marked indexed.
+    const db = new Database(path);
+    db.run('DROP TABLE blob_text');
+    db.run("CREATE VIRTUAL TABLE blob_text USING fts5(text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram')");
+    for (const row of db.query('SELECT id, hash FROM blob').all() as { id: number; hash: string }[]) {
+      const text = texts.find((t) => sha256(t) === row.hash) as Uint8Array;
+      db.run('INSERT INTO blob_text (rowid, text) VALUES (?, ?)', [row.id, new TextDecoder().decode(text)]);
+    }
+    db.run('DELETE FROM migrations WHERE version = 6');
+    db.close();
+    const again = await openStore(path);
+    // Every blob is read until indexed again.
+    expect(again.blobsMayHold(['fooError']).unindexed.size).toBe(3);
+    while (again.indexSome(5) > 0);
+    expect([...again.blobsMayHold(['fooError']).may]).toEqual([sha256(texts[0])]);
+    expect(again.blobsMayHold(['fooError']).unindexed.size).toBe(0);
+    expect(again.blobsMayHold(['fooError'], true).may.size).toBe(3);
+    again.close();
+    const check = new Database(path, { readonly: true });
+    expect((check.query("SELECT sql FROM sqlite_master WHERE name = 'blob_text'").get() as { sql: string }).sql).toContain('case_sensitive 1');
+    check.close();
   });
 
   test('until a blob is indexed it is named unindexed; then only blobs holding every term are named', async () => {
@@ -94,16 +147,23 @@ describe('the search index', () => {
     // A slice of no time still indexes one blob, so the indexer always moves on.
     expect(store.indexSome(0)).toBe(40);
     while (store.indexSome(5) > 0);
-    const holds = (t: Uint8Array, term: string) => new TextDecoder().decode(t).toLowerCase().includes(term.toLowerCase());
-    for (const terms of [['createReconciler'], ['return', 'Foo'], ['Error'], ['nowhere']]) {
-      const found = store.blobsMayHold(terms);
-      // Binary-looking text is kept out of the index: always a candidate.
-      expect([...found.unindexed]).toEqual([sha256(binary)]);
-      for (const t of texts) {
-        const all = terms.every((term) => holds(t, term));
-        if (all) expect(found.may.has(sha256(t))).toBe(true);
+    const holds = (t: Uint8Array, term: string, folded: boolean) => {
+      const text = new TextDecoder().decode(t);
+      return folded ? text.toLowerCase().includes(term.toLowerCase()) : text.includes(term);
+    };
+    for (const folded of [false, true]) {
+      for (const terms of [['createReconciler'], ['return', 'Foo'], ['Error'], ['error'], ['nowhere']]) {
+        const found = store.blobsMayHold(terms, folded);
+        // Binary-looking text is kept out of the index: always a candidate.
+        expect([...found.unindexed]).toEqual([sha256(binary)]);
+        for (const t of texts) {
+          const all = terms.every((term) => holds(t, term, folded));
+          if (all) expect(found.may.has(sha256(t))).toBe(true);
+        }
+        // `error` is in no text as written; `Error` is, in some.
+        if (terms[0] === 'nowhere' || (terms[0] === 'error' && !folded)) expect(found.may.size).toBe(0);
+        if (terms[0] === 'error' && folded) expect(found.may.size).toBeGreaterThan(0);
       }
-      if (terms[0] === 'nowhere') expect(found.may.size).toBe(0);
     }
     store.close();
   });

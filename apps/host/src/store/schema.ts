@@ -144,6 +144,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX blob_id_hash ON blob (id, hash);
     `,
   },
+  {
+    // The search index keeps case (`case_sensitive 1`): a search in one case asks for the
+    // trigrams as written, a case-insensitive one for each trigram in any case. On the
+    // bench store a broad regex's candidates fell from 8,724 blobs (177.8 MB to unpack) to
+    // 7,416 (167.7 MB), an identifier's from 156 to 72, for an index 6% larger. The index is
+    // built again: every indexed blob is marked not indexed, and the background indexer
+    // takes it in once more (until then grep reads it, with the same answers).
+    version: 6,
+    sql: `
+      DROP TABLE blob_text;
+      CREATE VIRTUAL TABLE blob_text USING fts5(text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram case_sensitive 1');
+      UPDATE blob SET indexed = 0 WHERE indexed = 1;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -98,12 +98,34 @@ const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
  * An FTS5 query for blobs whose text holds every term: each term's trigrams, ANDed
  * (each a quoted string, `"` doubled). A text holding a term holds each of its trigrams,
  * so every blob holding the terms is found; others may be too (a search confirms each).
+ * The index keeps case: with `caseInsensitive`, each trigram is asked for in every case
+ * its ASCII letters may take (an OR of up to eight; only ASCII letters fold in a
+ * case-insensitive search, and the terms are ASCII).
  */
-export function matchQuery(terms: readonly string[]): string {
-  const grams = new Set<string>();
+export function matchQuery(terms: readonly string[], caseInsensitive = false): string {
+  const grams = new Map<string, string[]>();
   // Every trigram: the index keeps no positions (`detail = none`), so each one more narrows.
-  for (const term of terms) for (let i = 0; i + 3 <= term.length; i++) grams.add(term.slice(i, i + 3));
-  return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND ');
+  for (const term of terms) {
+    for (let i = 0; i + 3 <= term.length; i++) {
+      const gram = term.slice(i, i + 3);
+      const key = caseInsensitive ? gram.toLowerCase() : gram;
+      if (!grams.has(key)) grams.set(key, caseInsensitive ? casings(gram) : [gram]);
+    }
+  }
+  const quoted = (g: string) => `"${g.replace(/"/g, '""')}"`;
+  return [...grams.values()].map((forms) => (forms.length === 1 ? quoted(forms[0]) : `(${forms.map(quoted).join(' OR ')})`)).join(' AND ');
+}
+
+/** Every way `gram` may be written with its ASCII letters in either case. */
+function casings(gram: string): string[] {
+  let forms = [''];
+  for (const c of gram) {
+    const lower = c.toLowerCase();
+    const upper = c.toUpperCase();
+    const both = /^[a-z]$/.test(lower) && lower !== upper ? [lower, upper] : [c];
+    forms = forms.flatMap((f) => both.map((b) => f + b));
+  }
+  return forms;
 }
 
 /** The blobs the search index names for a query, by hash: each read from the covering index (`blob_id_hash`), not the row, whose page it would read. */
@@ -796,11 +818,11 @@ export class SqliteStore implements Store {
     return n;
   }
 
-  blobsMayHold(terms: readonly string[]): BlobLookup {
+  blobsMayHold(terms: readonly string[], caseInsensitive = false): BlobLookup {
     return this.guard('read', () => {
       const may = new Set<Hash>();
       const ids = new Map<Hash, number>();
-      for (const [id, hash] of this.db.query(CANDIDATES_SQL).values(matchQuery(terms)) as [number, string][]) {
+      for (const [id, hash] of this.db.query(CANDIDATES_SQL).values(matchQuery(terms, caseInsensitive)) as [number, string][]) {
         may.add(hash);
         ids.set(hash, id);
       }

@@ -128,9 +128,10 @@ export interface Store extends StorePort {
   packedBlobFile?(): string | undefined;
   /**
    * The search index: which blobs may hold every one of `terms` (ASCII strings of at
-   * least three characters). A blob neither in `may` nor in `unindexed` holds them not.
+   * least three characters), as written or, with `caseInsensitive`, in any case. A blob
+   * neither in `may` nor in `unindexed` holds them not.
    */
-  blobsMayHold(terms: readonly string[]): BlobLookup;
+  blobsMayHold(terms: readonly string[], caseInsensitive?: boolean): BlobLookup;
   /**
    * Adds blobs the search index lacks, in small transactions, for about `budgetMs` (none
    * while a write transaction is open); answers how many are left.

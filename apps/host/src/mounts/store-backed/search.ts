@@ -268,7 +268,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   let lookup: ReturnType<StoreMountContext['store']['blobsMayHold']> | undefined;
   if (terms !== undefined) {
     try {
-      lookup = ctx.store.blobsMayHold(terms);
+      lookup = ctx.store.blobsMayHold(terms, query?.caseInsensitive === true);
     } catch (err) {
       // The index is an optimisation: without it every file is read.
       if (process.env.WS_DEBUG === '1') console.error(err);

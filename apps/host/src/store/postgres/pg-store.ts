@@ -742,10 +742,12 @@ export class PgStore implements Store {
     return rows.map((r) => ({ path: String(r.path), rejected: num(r.rejected), accepted: num(r.accepted), merged: num(r.merged) }));
   }
 
-  blobsMayHold(terms: readonly string[]): BlobLookup {
+  blobsMayHold(terms: readonly string[], caseInsensitive = false): BlobLookup {
     const may = new Set<Hash>();
     const params = terms.map(containing);
-    const match = params.map((_, i) => `t.text ILIKE $${i + 1}`).join(' AND ');
+    // The trigram index serves both: `LIKE` keeps case, `ILIKE` does not.
+    const like = caseInsensitive ? 'ILIKE' : 'LIKE';
+    const match = params.map((_, i) => `t.text ${like} $${i + 1}`).join(' AND ');
     for (const r of this.sql(`SELECT b.hash FROM ws.blob_text t JOIN ws.blob b ON b.id = t.id WHERE ${match || 'true'}`, params, 'read')) may.add(String(r.hash));
     const unindexed = new Set(this.sql('SELECT hash FROM ws.blob WHERE indexed <> 1', [], 'read').map((r) => String(r.hash)));
     return { may, unindexed };
