@@ -181,7 +181,8 @@ async function editFiles(
       if (changed.length > 0) continue;
       return refuse(stored.message);
     }
-    const checks = Object.fromEntries(planned.filter((p) => p.notes.length > 0).map((p) => [p.file.at.path, p.notes]));
+    // The notes are the read's ("this read shows disk's text"): said as what the edit's read found.
+    const checks = Object.fromEntries(planned.filter((p) => p.notes.length > 0).map((p) => [p.file.at.path, p.notes.map((note) => `The edit read the file first. ${note}`)]));
     const extra = {
       ...(Object.keys(checks).length ? { diskCheck: checks } : {}),
       ...(Object.keys(stored.reports).length ? { reports: stored.reports } : {}),

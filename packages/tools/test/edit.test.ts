@@ -213,7 +213,7 @@ describe('edits across mounts', () => {
     ws.mounts[0].disk.set('a.txt', bytesOf('one\nextra\n'));
     const data = await ok(ws as never, 'edit', { path: 'work/a.txt', oldString: 'extra', newString: 'EXTRA' });
     expect(dec.decode(ws.mounts[0].store.get('a.txt') ?? new Uint8Array())).toBe('one\nEXTRA\n');
-    expect(data.diskCheck).toEqual({ 'work/a.txt': ['Disk changed this file and the workspace had not: the change was taken in, so this read shows disk’s text.'] });
+    expect(data.diskCheck).toEqual({ 'work/a.txt': ['The edit read the file first. Disk changed this file and the workspace had not: the change was taken in, so this read shows disk’s text.'] });
   });
 
   test('autoMaterialize pushes at once and the receipt carries the mount’s report', async () => {
