@@ -97,11 +97,11 @@ export function parentSegment(raw: string, example: string): string {
   return `The path ${quoted(raw)} has a ".." part, which could leave its mount; name the path from the mount, as in ${example}/src/a.ts.`;
 }
 
-/** A path whose first part is not a mount. */
-export function unknownMount(raw: string, name: string, mounts: readonly string[], guesses: readonly string[]): string {
+/** A path whose first part is not a mount; `example` names a mount for the example. */
+export function unknownMount(raw: string, name: string, mounts: readonly string[], guesses: readonly string[], example: string): string {
   const known = mounts.length === 0 ? 'this workspace has no mounts' : `the mounts are ${list(mounts)}`;
   const start = name === '' ? `The path ${quoted(raw)} names no mount` : `There is no mount named ${quoted(name)}`;
-  const hint = guesses.length === 0 ? `paths begin with a mount name, as in ${mounts[0] ?? 'work'}/src/a.ts` : `did you mean ${guesses.map(echoed).join(' or ')}?`;
+  const hint = guesses.length === 0 ? `paths begin with a mount name, as in ${example}/src/a.ts` : `did you mean ${guesses.map(echoed).join(' or ')}?`;
   return `${start}; ${known}: ${hint}`.replace(/([^?])$/, '$1.');
 }
 

@@ -89,7 +89,7 @@ export function locate(workspace: Workspace, raw: string): Location {
       names.length !== 1 || split.parts.length === 0
         ? []
         : [prefixed(names[0], split.parts.join('/')), ...(rest.length > 0 ? [prefixed(names[0], rest.join('/'))] : [])];
-    return { ok: false, message: unknownMount(raw, name ?? '', names, guesses) };
+    return { ok: false, message: unknownMount(raw, name ?? '', names, guesses, example) };
   }
   const rel = rest.join('/');
   return { ok: true, mount, rel, path: prefixed(mount.name, rel) };

@@ -121,8 +121,7 @@ function casings(gram: string): string[] {
   let forms = [''];
   for (const c of gram) {
     const lower = c.toLowerCase();
-    const upper = c.toUpperCase();
-    const both = /^[a-z]$/.test(lower) && lower !== upper ? [lower, upper] : [c];
+    const both = /^[a-z]$/.test(lower) ? [lower, c.toUpperCase()] : [c];
     forms = forms.flatMap((f) => both.map((b) => f + b));
   }
   return forms;
