@@ -47,6 +47,39 @@ test('a file a batch gave back past its limit has that time counted: its scan ge
   }
 });
 
+test('a pool whose Worker cannot start (its file is missing) answers every scan from this thread, and its batches fall back to the search', async () => {
+  const pool = grepWorkers({ workerFile: './no-such-worker.ts' });
+  try {
+    // Several at once: those that waited for the one Worker are answered too.
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => pool.runner({ pattern: `n${i}$`, options, bytes: enc.encode('n0\nn1\nn2\nn3\nn4\nn5\n'), lineEnds: false, timeLimitMs: 5000 })),
+    );
+    expect(answers.map((r) => ({ hits: [...r.hits], lost: r.lost }))).toEqual(Array.from({ length: 6 }, (_, i) => ({ hits: [i + 1], lost: undefined })));
+    const batch = await pool.prescanner.run({ pattern: 'x', options, items: [{ bytes: enc.encode('a\nx\n') }], itemMs: 5000, stallMs: 60_000 });
+    expect(batch).toBeUndefined();
+    expect(pool.size()).toBe(0);
+  } finally {
+    pool.close();
+  }
+});
+
+test('a Worker that ends itself under a scan: that scan is answered from this thread, and the next gets a new Worker', async () => {
+  const pool = grepWorkers({ workerFile: '../../test/grep-worker-dies.ts', cores: 1 });
+  try {
+    const first = await pool.runner({ pattern: 'b', options, bytes: enc.encode('a\nb\n'), lineEnds: false, timeLimitMs: 5000 });
+    expect([...first.hits]).toEqual([2]);
+    // The Worker answered once, then ends itself under this scan (its deadline is far off).
+    const second = await pool.runner({ pattern: 'a', options, bytes: enc.encode('a\nb\na\n'), lineEnds: false, timeLimitMs: 60_000 });
+    expect({ hits: [...second.hits], lost: second.lost }).toEqual({ hits: [1, 3], lost: undefined });
+    // It had started, so the pool makes a new one: this scan is that Worker's first.
+    const third = await pool.runner({ pattern: 'c', options, bytes: enc.encode('c\n'), lineEnds: false, timeLimitMs: 5000 });
+    expect([...third.hits]).toEqual([1]);
+    expect(pool.size()).toBe(1);
+  } finally {
+    pool.close();
+  }
+});
+
 test('scans from several callers at once each get their own answer', async () => {
   const jobs = Array.from({ length: 10 }, (_, i) => workers.runner({ pattern: `n${i}$`, options, bytes: enc.encode(Array.from({ length: 10 }, (_, k) => `n${k}`).join('\n')), lineEnds: false, timeLimitMs: 5000 }));
   const answers = await Promise.all(jobs);

@@ -5,7 +5,9 @@
  * the same Workers, whose scans then answer the search's jobs for those very bytes. The
  * one rule: a scan's answer comes back by its deadline plus a short grace — its own when
  * the scan stopped itself in time, or one that says where it was when the Worker was
- * ended (`lost`: its matches are not known).
+ * ended (`lost`: its matches are not known). A Worker that cannot start (its file missing
+ * from a broken install, say) fails no grep: its scans run on the calling thread, and the
+ * batches fall back to the search's own reading.
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
@@ -50,6 +52,10 @@ const jobKey = (pattern: string, o: PatternOptions) => `${o.caseInsensitive ? 'i
 interface Slot {
   worker: Worker;
   busy: boolean;
+  /** Whether the Worker has answered anything: one that closes before it has, never started. */
+  answered: boolean;
+  /** What the job or batch in hand does if the Worker closes under it. */
+  lost?: () => void;
 }
 
 /** A pool of grep Workers, and the runner that uses it. */
@@ -79,6 +85,8 @@ export interface HeapBounds {
   readonly longRunning?: boolean;
   /** A one-shot caller's collection after the Workers searched this many bytes for it; default {@link SEARCHED_COLLECT}. */
   readonly searchedBytes?: number;
+  /** The Workers' file, relative to this module; default: the build's. Tests name one that cannot start. */
+  readonly workerFile?: string;
 }
 
 const EMPTY = new Uint32Array(0);
@@ -110,7 +118,7 @@ function packedTogether(job: PrescanJob): PrescanJob {
 /** Starts a pool (Workers are made when first needed). */
 export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   const slots: Slot[] = [];
-  const waiting: ((slot: Slot) => void)[] = [];
+  const waiting: ((slot: Slot | undefined) => void)[] = [];
   let nextId = 0;
   let closed = false;
   const workerHeapBytes = bounds.workerHeapBytes ?? WORKER_HEAP_BYTES;
@@ -131,33 +139,67 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     longRunning ? { pace: HEAP_CHECK_PACE } : { searched: bounds.searchedBytes ?? SEARCHED_COLLECT },
   );
 
+  // Set once a Worker closed before it answered anything: its file cannot start (a broken
+  // install), and neither could the next. Jobs then run here and batches fall back.
+  let cannotStart = false;
   const make = (): Slot => {
-    const worker = new Worker(workerUrl(WORKER, import.meta.url).href);
+    const worker = new Worker(workerUrl(bounds.workerFile ?? WORKER, import.meta.url).href);
     // A Worker waiting for work does not keep the process alive.
     (worker as Worker & { unref?: () => void }).unref?.();
     // A long-running host's Workers map the store's file they read (`blob-file.ts`).
     worker.postMessage({ id: -1, heapBytes: workerHeapBytes, mapStore: longRunning });
-    const slot = { worker, busy: false };
+    const slot: Slot = { worker, busy: false, answered: false };
+    worker.addEventListener('message', () => {
+      slot.answered = true;
+    });
+    // Closed, not by this pool: it failed to start, or died. Its slot goes, and what it had
+    // in hand is answered another way.
+    worker.addEventListener('close', () => {
+      const at = slots.indexOf(slot);
+      if (at < 0) return;
+      slots.splice(at, 1);
+      if (!slot.answered) cannotStart = true;
+      slot.lost?.();
+    });
     slots.push(slot);
     return slot;
   };
   // A slot is taken at once (busy before the caller resumes), so jobs started together
-  // go to different Workers, not all to the first free one.
-  const take = (): Promise<Slot> => {
+  // go to different Workers, not all to the first free one. None (undefined) where no
+  // Worker can start.
+  const take = (): Promise<Slot | undefined> => {
+    if (cannotStart) return Promise.resolve(undefined);
     const free = slots.find((s) => !s.busy) ?? (slots.length < maxWorkers ? make() : undefined);
     if (free === undefined) return new Promise((done) => waiting.push(done));
     free.busy = true;
     return Promise.resolve(free);
   };
   const give = (slot: Slot) => {
+    slot.lost = undefined;
     const next = waiting.shift();
     if (next) next(slot);
     else slot.busy = false;
   };
+  /** A slot whose Worker closed under its job: the next waiter gets a new Worker, or none where none can start. */
+  const giveUp = () => {
+    if (cannotStart) for (const next of waiting.splice(0)) next(undefined);
+    else if (waiting.length > 0) {
+      const fresh = make();
+      fresh.busy = true;
+      give(fresh);
+    }
+  };
+  /** A scan on this thread, where no Worker can start. */
+  const here = async (job: MatchJob): Promise<MatchJobResult> => {
+    const { runMatchJob } = await import('@ws/grep');
+    const { text: _, ...result } = runMatchJob(job, () => performance.now());
+    return result;
+  };
   /** A new Worker in place of `slot`'s, taken (busy) as `slot` was: `give` hands it on. */
   const replace = (slot: Slot): Slot => {
     slot.worker.terminate();
-    slots.splice(slots.indexOf(slot), 1);
+    const at = slots.indexOf(slot);
+    if (at >= 0) slots.splice(at, 1);
     const fresh = make();
     fresh.busy = true;
     return fresh;
@@ -219,6 +261,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     // text it keeps to show lines are garbage once it has passed.
     callerBound.searched(job.bytes.length);
     const slot = await take();
+    if (slot === undefined) return here(job);
     slot.busy = true;
     const id = nextId++;
     let reached = 1;
@@ -228,6 +271,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         slot.worker.removeEventListener('message', onMessage);
         then();
       };
+      slot.lost = () => finish(() => (giveUp(), here(job).then(resolve, reject)));
       const onMessage = (event: MessageEvent<Reply>) => {
         const reply = event.data;
         if (reply.id !== id) return;
@@ -268,16 +312,20 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   const batchOnWorker = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
     if (closed) return undefined;
     const slot = await take();
+    // No Worker can start: the search reads and searches this batch itself.
+    if (slot === undefined) return undefined;
     slot.busy = true;
     const id = nextId++;
     return new Promise<{ verdicts: T[]; slow: boolean } | undefined>((resolve) => {
       let timer: ReturnType<typeof setTimeout>;
-      const finish = (answer: { verdicts: T[]; slow: boolean } | undefined, next: Slot) => {
+      const finish = (answer: { verdicts: T[]; slow: boolean } | undefined, next: Slot | undefined) => {
         clearTimeout(timer);
         slot.worker.removeEventListener('message', onMessage);
-        give(next);
+        if (next === undefined) giveUp();
+        else give(next);
         resolve(answer);
       };
+      slot.lost = () => finish(undefined, undefined);
       // Stuck inside one file's search: end the Worker; the search takes the batch itself.
       const arm = (ms: number) => {
         clearTimeout(timer);
