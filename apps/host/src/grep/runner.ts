@@ -149,9 +149,13 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     // A long-running host's Workers map the store's file they read (`blob-file.ts`).
     worker.postMessage({ id: -1, heapBytes: workerHeapBytes, mapStore: longRunning });
     const slot: Slot = { worker, busy: false, answered: false };
-    worker.addEventListener('message', () => {
-      slot.answered = true;
-    });
+    worker.addEventListener(
+      'message',
+      () => {
+        slot.answered = true;
+      },
+      { once: true },
+    );
     // Closed, not by this pool: it failed to start, or died. Its slot goes, and what it had
     // in hand is answered another way.
     worker.addEventListener('close', () => {
