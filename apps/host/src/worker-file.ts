@@ -17,8 +17,8 @@
 declare const WS_BIN_DIR: string | undefined;
 
 /** Whether this runs inside a compiled executable: its entry lies under the executable's own root. */
-export function insideExecutable(main: string = Bun.main): boolean {
-  return main.startsWith('/$bunfs/') || main.startsWith('B:/~BUN/');
+export function insideExecutable(): boolean {
+  return /^\/\$bunfs\/|^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main);
 }
 
 /** The URL of the Worker file `file` (relative, as the build names it) for the module at `moduleUrl`. */
