@@ -13,7 +13,6 @@ import { createMcpServer } from './mcp.ts';
 import { type HttpContext, MCP_PATH, NO_OWNER, answer, rpcError } from './mcp-http.ts';
 import { type ReviewServer, REVIEW_PATH, reviewServer } from './review/server.ts';
 import { SessionTable } from './sessions.ts';
-import { insideExecutable } from './worker-file.ts';
 
 /** The port `ws serve` uses when none is given. */
 export const DEFAULT_PORT = 7357;
@@ -241,7 +240,9 @@ function listen(ctx: HttpContext, port: number): ReturnType<typeof Bun.serve> {
 
 /** How a client starts this `ws`: the compiled executable itself, or `bun` with the script that runs now. */
 export function wsCommand(): { command: string; args: string[] } {
-  return insideExecutable() ? { command: process.execPath, args: [] } : { command: 'bun', args: [Bun.main] };
+  // A compiled executable's modules live in Bun's embedded file system.
+  const compiled = Bun.main.includes('$bunfs') || Bun.main.includes('~BUN');
+  return compiled ? { command: process.execPath, args: [] } : { command: 'bun', args: [Bun.main] };
 }
 
 /**

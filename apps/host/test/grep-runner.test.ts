@@ -49,6 +49,9 @@ test('a file a batch gave back past its limit has that time counted: its scan ge
 
 test('a pool whose Worker cannot start (its file is missing) answers every scan from this thread, and its batches fall back to the search', async () => {
   const pool = grepWorkers({ workerFile: './no-such-worker.ts' });
+  const said: string[] = [];
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
   try {
     // Several at once: those that waited for the one Worker are answered too.
     const answers = await Promise.all(
@@ -58,7 +61,11 @@ test('a pool whose Worker cannot start (its file is missing) answers every scan 
     const batch = await pool.prescanner.run({ pattern: 'x', options, items: [{ bytes: enc.encode('a\nx\n') }], itemMs: 5000, stallMs: 60_000 });
     expect(batch).toBeUndefined();
     expect(pool.size()).toBe(0);
+    // Said once, with the reason: the install is broken.
+    expect(said.length).toBe(1);
+    expect(said[0]).toMatch(/^ws: grep's Worker could not start \(.*no-such-worker.*\); greps search on the calling thread instead\.\n$/);
   } finally {
+    process.stderr.write = write;
     pool.close();
   }
 });

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { tempDir } from './fixtures.ts';
+import { freshDatabase } from './pg-fixtures.ts';
 import { connectHttp, makeWorkspace, mcpCall, startServe, type Workspace } from './ws-process.ts';
 
 setDefaultTimeout(300_000);
@@ -28,9 +29,9 @@ async function run(cmd: readonly string[], cwd: string): Promise<string> {
   return out;
 }
 
-/** A store-backed mount with a CRLF file that has a BOM. */
-function project(): Workspace {
-  return makeWorkspace([{ name: 'work', backend: 'store', files: { 'win.txt': `${BOM}one\r\ntwo\r\n` } }]);
+/** A store-backed mount with a CRLF file that has a BOM; on the SQLite store, or on a PostgreSQL database at `url`. */
+function project(url?: string): Workspace {
+  return makeWorkspace([{ name: 'work', backend: 'store', files: { 'win.txt': `${BOM}one\r\ntwo\r\n` } }], url === undefined ? undefined : { url });
 }
 
 /** What the issue asks of a client: tools/list, a read, a grep, an edit, a materialize — the exact bytes on disk after. */
@@ -48,9 +49,18 @@ async function roundTrip(client: Client, w: Workspace): Promise<void> {
   expect(readFileSync(w.disk('work/win.txt'), 'utf8')).toBe(`${BOM}one\r\ndeux\r\n`);
 }
 
-/** An SDK client over stdio to `command ... --config CONFIG mcp`, started in a directory of its own. */
-async function overStdio(command: string, args: readonly string[], w: Workspace): Promise<void> {
-  const transport = new StdioClientTransport({ command, args: [...args, '--config', w.config, 'mcp'], cwd: tempDir(), stderr: 'ignore' });
+/**
+ * An SDK client over stdio to `...command --config CONFIG mcp`, started in a directory of
+ * its own; the server says nothing of a Worker that could not start (grep would still
+ * answer, from its calling thread, so only its word shows that the Worker's file is missing).
+ */
+async function overStdio(command: readonly string[], w: Workspace): Promise<void> {
+  const [program, ...args] = command;
+  const transport = new StdioClientTransport({ command: program, args: [...args, '--config', w.config, 'mcp'], cwd: tempDir(), stderr: 'pipe' });
+  let said = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    said += chunk.toString();
+  });
   const client = new Client({ name: 'ws-package-test', version: '1.0.0' });
   await client.connect(transport);
   try {
@@ -58,6 +68,19 @@ async function overStdio(command: string, args: readonly string[], w: Workspace)
   } finally {
     await client.close();
   }
+  expect(said).not.toContain('could not start');
+}
+
+/**
+ * How the compiled executable is run here: where the tests run as root (as CI does), in a
+ * mount namespace of its own with an empty file system over this repository, so it leans
+ * on nothing of the build's sources. Bun fixes a bytecode module's `import.meta.url` to its
+ * source file's, and a Worker named from that would load the file from this checkout and
+ * pass; hidden, it cannot. Elsewhere the executable runs as it is.
+ */
+function isolated(exe: string): readonly string[] {
+  if (process.getuid?.() !== 0) return [exe];
+  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs tmpfs "$0" && exec "$@"', REPO, exe];
 }
 
 beforeAll(async () => {
@@ -95,7 +118,7 @@ describe('the packed packages, installed with bun add', () => {
   });
 
   test('it serves an SDK client over stdio: tools/list, a read, an edit, a materialize', async () => {
-    await overStdio(join(installed, 'node_modules/.bin/ws'), [], project());
+    await overStdio([join(installed, 'node_modules/.bin/ws')], project());
   });
 
   test('bunx ws runs the installed command', async () => {
@@ -112,12 +135,16 @@ describe('the compiled executable', () => {
   });
 
   test('it serves an SDK client over stdio: tools/list, a read, an edit, a materialize', async () => {
-    await overStdio(exe, [], project());
+    await overStdio(isolated(exe), project());
+  });
+
+  test('on a PostgreSQL store it does the same: its store Worker travels inside it too', async () => {
+    await overStdio(isolated(exe), project(await freshDatabase()));
   });
 
   test('ws serve from it prints itself as the stdio command, and serves HTTP with the token', async () => {
     const w = project();
-    const serving = await startServe(w.config, w.dir, [], [exe]);
+    const serving = await startServe(w.config, w.dir, [], isolated(exe));
     try {
       expect(serving.stdout()).toContain(JSON.stringify({ mcpServers: { ws: { command: exe, args: ['--config', w.config, 'mcp'] } } }));
       // The review page's files travel inside the one executable.
@@ -129,6 +156,7 @@ describe('the compiled executable', () => {
       } finally {
         await client.close();
       }
+      expect(serving.stderr()).not.toContain('could not start');
     } finally {
       await serving.stop();
     }

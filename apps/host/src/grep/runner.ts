@@ -149,6 +149,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     // A long-running host's Workers map the store's file they read (`blob-file.ts`).
     worker.postMessage({ id: -1, heapBytes: workerHeapBytes, mapStore: longRunning });
     const slot: Slot = { worker, busy: false, answered: false };
+    let why: string | undefined;
+    worker.addEventListener('error', (event) => {
+      why ??= (event as ErrorEvent).message;
+    });
     worker.addEventListener(
       'message',
       () => {
@@ -162,7 +166,12 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       const at = slots.indexOf(slot);
       if (at < 0) return;
       slots.splice(at, 1);
-      if (!slot.answered) cannotStart = true;
+      if (!slot.answered && !cannotStart) {
+        cannotStart = true;
+        // Said once, where whoever runs ws sees it: the install is broken, and greps are slower for it.
+        const reason = why === undefined ? '' : ` (${why.split('\n')[0]})`;
+        process.stderr.write(`ws: grep's Worker could not start${reason}; greps search on the calling thread instead.\n`);
+      }
       slot.lost?.();
     });
     slots.push(slot);
