@@ -64,6 +64,8 @@ describe('the search index', () => {
     expect(plan.some((d) => d.includes('COVERING INDEX blob_id_hash'))).toBe(true);
     // As a store of schema 4 had it: no index, the migrations after it not applied.
     db.run('DROP INDEX blob_id_hash');
+    db.run('DROP TABLE changes');
+    db.run('DROP TABLE quiet');
     db.run('DELETE FROM migrations WHERE version >= 5');
     db.close();
     const again = await openStore(path);
@@ -114,7 +116,9 @@ describe('the search index', () => {
       const text = texts.find((t) => sha256(t) === row.hash) as Uint8Array;
       db.run('INSERT INTO blob_text (rowid, text) VALUES (?, ?)', [row.id, new TextDecoder().decode(text)]);
     }
-    db.run('DELETE FROM migrations WHERE version = 6');
+    db.run('DROP TABLE changes');
+    db.run('DROP TABLE quiet');
+    db.run('DELETE FROM migrations WHERE version >= 6');
     db.close();
     const again = await openStore(path);
     // Every blob is read until indexed again.

@@ -63,6 +63,8 @@ describe('the SQLite store', () => {
     db.run('CREATE INDEX history_by_path ON history (branch, mount, path, seq)');
     db.run("INSERT INTO history (branch, mount, path, hash, size, mode, at) VALUES ('main', 'work', 'old.txt', 'h1', 3, NULL, 1), ('main', 'work', 'old.txt', NULL, NULL, NULL, 2)");
     db.run('DROP TABLE review_notes'); // migration 3's
+    db.run('DROP TABLE changes'); // migration 7's
+    db.run('DROP TABLE quiet');
     // And its blobs table, with a text that packs and one too short to.
     db.run('DROP TABLE blob');
     db.run('DROP TABLE blob_text');

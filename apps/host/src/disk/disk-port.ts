@@ -18,6 +18,7 @@ import { describeFsError, diskWords } from './sentences.ts';
 import { newTally, sweepTree, visitTree } from './walk.ts';
 import { belowFtlNow } from './one-shot.ts';
 import { walkInParallel, walkWorkers } from './walk-parallel.ts';
+import { decidedOnWalk, quietStats, stillQuiet, type WalkSeen } from './quiet.ts';
 
 /** What a disk port needs to know about its mount. */
 export interface DiskOptions {
@@ -132,6 +133,22 @@ export interface HostDisk extends DiskPort {
   readMany(paths: readonly string[], maxBytes: number): Promise<Reading[]>;
   /** This disk as plain data, for {@link diskReader} in another thread (grep's Workers). */
   readonly readerSpec: ReaderSpec;
+  /**
+   * Keeps the whole walks of the root from now until {@link quietStats} (the last one
+   * made): a sync that may keep a quiet record. Otherwise none is kept (a walk's files are
+   * some 10 MB on a 40,000-file tree).
+   */
+  keepWholeWalks(): void;
+  /**
+   * The stats of what the last whole walk of the root kept saw, packed (`quiet.ts`), for a
+   * quiet sync's record; null where they cannot vouch for it (see `quietStats`), where no
+   * whole walk was kept, where the pass did not decide on that walk alone (its `reported`
+   * paths and `counted` unchanged files: see `decidedOnWalk`), or where the mount follows
+   * links. Keeps no more walks; `decided` undefined: only that.
+   */
+  quietStats(decided?: { readonly reported: readonly string[]; readonly counted: number }): Uint8Array | null;
+  /** True where every entry of `stats` (from {@link quietStats}) stats as it did: the tree is as that walk saw it. */
+  stillQuiet(stats: Uint8Array): boolean;
 }
 
 /** A walk's answer where only the names were wanted ({@link HostDisk.walkNames}). */
@@ -193,6 +210,10 @@ interface Disk {
   /** Directories the parts of a walk in parts were listed from, held for its next parts (see {@link WALK_DIR_MS}). */
   walkDirs?: BatchDirs;
   walkDirsTimer?: ReturnType<typeof setTimeout>;
+  /** Keep the next whole walks of the root (see {@link HostDisk.keepWholeWalks}). */
+  keepWhole?: boolean;
+  /** The last whole walk of the root kept, and when it began, until {@link HostDisk.quietStats} takes it. */
+  lastWhole?: { readonly seen: WalkSeen; readonly startedMs: number };
 }
 
 /** Walks begun in this process, so each has a number of its own (see `WalkTask.walk`). */
@@ -1175,7 +1196,12 @@ async function walkSoon(disk: Disk, dir: string, shallow: boolean, continuing: b
   // and search the parts already walked meanwhile, so Workers of the walk's own would only
   // compete with them for the cores (on 2 cores a grep of 42,000 files took 0.5 s more CPU
   // with them, and was no sooner done).
-  if (shallow || continuing || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) return walkDir(disk, dir, shallow, continuing);
+  if (shallow || continuing || followSymlinks || spec === undefined || !holdsByDescriptor || workers === 0) {
+    const startedMs = disk.time.now();
+    const walked = walkDir(disk, dir, shallow, continuing);
+    if (disk.keepWhole === true && !shallow && !continuing && normal(dir) === '') disk.lastWhole = { seen: walked, startedMs };
+    return walked;
+  }
   dropReadDirs(disk);
   dropWalkDirs(disk);
   const where = contain(disk, dir, 'read');
@@ -1185,9 +1211,11 @@ async function walkSoon(disk: Disk, dir: string, shallow: boolean, continuing: b
     disk.walk = ++walksBegun;
   }
   const from = normal(dir);
+  const startedMs = disk.time.now();
   const walked = await walkInParallel({ root, from, rules: { ...rules, spec }, time: disk.time, cap: walkCap, walk: disk.walk, workers, minEntries: PARALLEL_FROM, metaOf: (info) => metaOf(disk, info) });
   if (walked === null) return walkDir(disk, dir, false, true);
   if (from === '' && walked.unreadable.length === 0) cancelSweep(disk);
+  if (disk.keepWhole === true && from === '') disk.lastWhole = { seen: walked, startedMs };
   return { ...walked, incomplete: null };
 }
 
@@ -1343,5 +1371,18 @@ export function diskPort(options: DiskOptions): HostDisk {
     write: async (path, bytes, { mode, ...expect }) => writeFile(disk, path, bytes, mode, withRacyBytes(disk, expect)),
     unlink: async (path, expect) => unlinkFile(disk, path, withRacyBytes(disk, expect)),
     syncDirectory: async (dir) => syncUp(disk, dir),
+    keepWholeWalks() {
+      disk.keepWhole = true;
+      disk.lastWhole = undefined;
+    },
+    quietStats(decided) {
+      const last = disk.lastWhole;
+      disk.lastWhole = undefined;
+      disk.keepWhole = false;
+      if (decided === undefined || last === undefined || options.followSymlinks || disk.time.coarseMs !== null) return null;
+      if (!decidedOnWalk(last.seen, decided.reported, decided.counted)) return null;
+      return quietStats(options.root, last.seen, last.startedMs, disk.time.granularityMs, options.rules.spec?.ignoreFilesRoot !== undefined);
+    },
+    stillQuiet: (stats) => !options.followSymlinks && stillQuiet(options.root, stats),
   };
 }

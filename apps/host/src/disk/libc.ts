@@ -123,6 +123,16 @@ export interface Libc {
    * a stat tells). `rewind: false` where nothing has read `fd` since it was opened (no seek to its start).
    */
   readDirectory(fd: number, rewind?: boolean): DirEntry[];
+  /**
+   * `fstatat` as it is, not following a symlink at the path's end, for a sweep that makes
+   * no object per stat: `name` points at a NUL-terminated path, `out` at 160 bytes the
+   * stat is written to (`struct stat`: device at 0, inode at 8, size at 48, mtime at 88
+   * and ctime at 104, each seconds then nanoseconds, 8 bytes apiece; the mode at
+   * {@link Libc.modeAt}). 0, or -1 where it failed.
+   */
+  statRaw(dirfd: number, name: number, out: number): number;
+  /** Where `struct stat` keeps the mode (4 bytes) on this machine. */
+  readonly modeAt: number;
   /** Closes a descriptor (as `closeSync`, without its checks: a walk closes one per directory). */
   close(fd: number): void;
   /**
@@ -342,6 +352,8 @@ function bind(): Libc | null {
     },
     readDirectory,
     readWholeAt,
+    statRaw: (dirfd, name, out) => c.fstatat(dirfd, name as never, out as never, AT_SYMLINK_NOFOLLOW),
+    modeAt,
     close(fd) {
       if (c.close(fd) < 0) {
         const e = errno();

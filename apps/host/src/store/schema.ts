@@ -158,6 +158,29 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE blob SET indexed = 0 WHERE indexed = 1;
     `,
   },
+  {
+    // A sync with nothing changed answers from a record of the last one (the host README,
+    // "A quiet sync"). `changes` counts the write transactions that touched anything a
+    // pass reads (records, marks, pending effects, roots, branches, the selection): every
+    // such transaction adds 1 as it begins. A `quiet` row holds, per mount and branch, the
+    // count when its report was made, the key of what else it depends on (the mount's
+    // config and rules), the report, and the stats of every directory and file that pass
+    // saw (zstd-packed); it is worth something only while the count is still its own.
+    version: 7,
+    sql: `
+      CREATE TABLE changes (one INTEGER PRIMARY KEY CHECK (one = 1), n INTEGER NOT NULL);
+      INSERT INTO changes (one, n) VALUES (1, 0);
+      CREATE TABLE quiet (
+        mount TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        changes INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        report TEXT NOT NULL,
+        stats BLOB NOT NULL,
+        PRIMARY KEY (mount, branch)
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -11,7 +11,7 @@ import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, 
 import { looksBinary } from '@ws/text';
 import { packBlob, packBlobSoon, unpackBlob } from './blob-codec.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
-import type { BlobLookup, BranchInfo, ReviewNote, Store, TreeFile, Version } from './store.ts';
+import type { BlobLookup, BranchInfo, QuietRecord, QuietRecords, ReviewNote, Store, TreeFile, Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
 export type { BranchInfo, Version } from './store.ts';
@@ -266,7 +266,9 @@ export class SqliteStore implements Store {
   private readonly q: Record<string, Statement>;
   /** Writes made through this connection, so a cached scan knows it is stale. */
   private writes = 0;
-  private scanCache: { key: string; writes: number; dataVersion: number; paths: readonly StoredPath[] } | undefined;
+  private scanCache: { key: string; writes: number; dataVersion: number; changes: number | undefined; paths: readonly StoredPath[] } | undefined;
+  /** The store's count of changes (`changes.n`) as the last scan read it; undefined where it read inside a write transaction. */
+  private scannedChanges: number | undefined;
   /** Set once the store was found damaged: every later call says so. */
   private broken: StoreError | undefined;
   private open = true;
@@ -340,6 +342,16 @@ export class SqliteStore implements Store {
       scanEvidenceAfter: prepare(`SELECT path, record FROM evidence WHERE mount = ?2 AND ${UNDER} AND path > ?5 ORDER BY path LIMIT ?4`),
       scanPending: prepare(`SELECT path, record FROM pending WHERE mount = ?2 AND ${UNDER}`),
       dataVersion: prepare('PRAGMA data_version'),
+      // Each write transaction that may change what a pass reads counts itself as it begins (see `quiet`).
+      countChange: prepare('UPDATE changes SET n = n + 1'),
+      changes: prepare('SELECT n FROM changes'),
+      anyEvidence: prepare('SELECT 1 FROM evidence WHERE mount = ? LIMIT 1'),
+      quietGet: prepare('SELECT q.key, q.report, q.stats FROM quiet q, changes c WHERE q.mount = ? AND q.branch = ? AND q.changes = c.n'),
+      // Kept only where the count is still the one the record was made at: one statement, so no write comes between the check and the keeping.
+      quietPut: prepare(
+        `INSERT INTO quiet (mount, branch, changes, key, report, stats) SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM changes WHERE n = ?3
+         ON CONFLICT (mount, branch) DO UPDATE SET changes = excluded.changes, key = excluded.key, report = excluded.report, stats = excluded.stats`,
+      ),
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
       getBlob: prepare('SELECT codec, bytes FROM blob WHERE hash = ?'),
       hasBlob: prepare('SELECT id, unreferenced_at FROM blob WHERE hash = ?'),
@@ -416,6 +428,7 @@ export class SqliteStore implements Store {
     if (this.db.inTransaction) return;
     this.restoreCache(); // the transaction that cut it is over, however it ended
     this.db.run('BEGIN IMMEDIATE');
+    this.q.countChange.run();
     this.txn = { noBlobs: undefined, blobsPut: new Set(), emptyTrees: new Map(), treeWritten: new Set() };
   }
 
@@ -530,6 +543,23 @@ export class SqliteStore implements Store {
     this.scanCache = undefined;
   }
 
+  readonly quiet: QuietRecords = {
+    scanned: () => this.scannedChanges,
+    changes: () => this.guard('read', () => (this.q.changes.get() as { n: number }).n),
+    synced: (mount) => this.guard('read', () => this.q.anyEvidence.get(mount) !== null),
+    get: (mount, branch) =>
+      this.guard('read', () => {
+        const row = this.q.quietGet.get(mount, branch) as { key: string; report: string; stats: Uint8Array } | null;
+        return row === null ? null : { key: row.key, report: row.report, stats: row.stats };
+      }),
+    put: (mount: string, branch: string, changes: number, record: QuietRecord) =>
+      this.guard('written', () => {
+        // Inside a write transaction the count is this connection's own, not yet anyone's: nothing is kept.
+        if (this.db.inTransaction) return false;
+        return this.q.quietPut.run(mount, branch, changes, record.key, record.report, record.stats).changes > 0;
+      }),
+  };
+
   selectedBranch(): string {
     return this.guard('read', () => (this.q.selected.get() as { value: string }).value, 'all');
   }
@@ -548,7 +578,11 @@ export class SqliteStore implements Store {
     const version = (this.q.dataVersion.get() as { data_version: number }).data_version;
     const key = `${branch}\u0000${mount}\u0000${dir}`;
     const cached = this.scanCache;
-    if (cached && cached.key === key && cached.writes === this.writes && cached.dataVersion === version) return cached.paths;
+    if (cached && cached.key === key && cached.writes === this.writes && cached.dataVersion === version) {
+      this.scannedChanges = cached.changes;
+      return cached.paths;
+    }
+    let changes: number | undefined;
     // One snapshot of the four tables (the pages of two of them among them): read in one
     // transaction where none is open.
     const read = (): StoredPath[] => {
@@ -591,8 +625,18 @@ export class SqliteStore implements Store {
       for (const path of [...new Set([...marks.keys(), ...pending.keys()])]) add(path, null, null);
       return paths;
     };
-    const paths = this.db.inTransaction ? read() : this.db.transaction(read)();
-    this.scanCache = { key, writes: this.writes, dataVersion: version, paths };
+    let paths: StoredPath[];
+    if (this.db.inTransaction) {
+      // Read inside a write transaction, which may have written already: no count vouches for it.
+      paths = read();
+    } else {
+      paths = this.db.transaction(() => {
+        changes = (this.q.changes.get() as { n: number }).n;
+        return read();
+      })();
+    }
+    this.scannedChanges = changes;
+    this.scanCache = { key, writes: this.writes, dataVersion: version, changes, paths };
     return paths;
   }
 
@@ -998,6 +1042,7 @@ export class SqliteStore implements Store {
     this.guard('written', () => {
       this.writes++;
       this.db.transaction(() => {
+        this.q.countChange.run();
         this.db.run('INSERT INTO branches (name, created_at, created_from) VALUES (?, ?, ?)', [name, Date.now(), from]);
         this.db.run('INSERT INTO tree (branch, mount, path, hash, size, mode, seq) SELECT ?, mount, path, hash, size, mode, seq FROM tree WHERE branch = ?', [name, from]);
         this.db.run('INSERT INTO marks (branch, mount, path, record) SELECT ?, mount, path, record FROM marks WHERE branch = ?', [name, from]);
@@ -1011,6 +1056,7 @@ export class SqliteStore implements Store {
     this.guard('written', () => {
       this.writes++;
       this.db.transaction(() => {
+        this.q.countChange.run();
         if (from !== name) {
           // The paths whose workspace copy the switch changes: each a `branch-switch` version on the new branch.
           const at = Date.now();

@@ -152,4 +152,35 @@ export interface Store extends StorePort {
   draftedElsewhere(branch: string, mount: string, paths: readonly string[]): Map<string, readonly string[]>;
   /** Commits anything open and lets go of the store. */
   close(): void;
+  /** Records of quiet syncs (see {@link QuietRecords}); optional: a store without them syncs by a pass every time. */
+  readonly quiet?: QuietRecords;
+}
+
+/** A kept record of a whole-mount sync that changed nothing (the host README, "A quiet sync"). */
+export interface QuietRecord {
+  /** What else the report depends on (the mount's config and rules), as the sync that kept it wrote it. */
+  readonly key: string;
+  /** The report, as JSON. */
+  readonly report: string;
+  /** The stats that sync saw (`disk/quiet.ts`), packed. */
+  readonly stats: Uint8Array;
+}
+
+/**
+ * Where a sync keeps its quiet records. The one rule: a record is answered only while
+ * nothing a pass reads has been written since the pass it was made from read the store —
+ * each write transaction that could change a pass's answer counts, and a record holds the
+ * count it was made at.
+ */
+export interface QuietRecords {
+  /** The count as the last scan read it (not a cached one); undefined where that scan was read inside a write transaction, or none was. */
+  scanned(): number | undefined;
+  /** The count now. */
+  changes(): number;
+  /** True where the store holds evidence of any file of `mount` (it has been synced). */
+  synced(mount: string): boolean;
+  /** The record of `mount` on `branch`, where its count is still the store's; else null. */
+  get(mount: string, branch: string): QuietRecord | null;
+  /** Keeps a record made at count `changes`, only where the count still is that (nothing written since); true where it was kept. */
+  put(mount: string, branch: string, changes: number, record: QuietRecord): boolean;
 }

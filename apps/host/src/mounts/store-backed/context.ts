@@ -12,6 +12,7 @@ import type { Prescanner } from '../../grep/prescan.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
 import type { mountWords } from '../words.ts';
+import type { QuietDisk } from './quiet.ts';
 
 /** Why a path is contained: to be read, or to be changed (the disk layer refuses protected paths for the latter). */
 export type Purpose = 'read' | 'change';
@@ -72,6 +73,8 @@ export interface StoreMountContext {
   passedOver(dir: string): string | undefined;
   /** The same file as grep searches it, a stretch at a time straight from disk (nothing where it went). */
   searchLarge(path: string): Promise<SearchFile | undefined>;
+  /** The mount's own disk, for a quiet sync (`quiet.ts`); absent where the disk is wrapped (tests acting between observations). */
+  readonly quietDisk?: QuietDisk;
   /** grep's Workers, which search ahead of a search (`grep/prescan.ts`), where the host has them. */
   readonly prescanner?: Prescanner;
   /** Runs a pass, remembering what a whole-mount pass passed over (for status from the store). */

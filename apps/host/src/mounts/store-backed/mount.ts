@@ -128,6 +128,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
       return result;
     },
     ...(deps.prescanner ? { prescanner: deps.prescanner } : {}),
+    ...(deps.wrapDisk === undefined ? { quietDisk: realDisk } : {}),
     memory: { acceptingNewRoot: false, lastPassedOver: {}, watch: undefined, passedSinceWatch: false },
   };
   return ctx;

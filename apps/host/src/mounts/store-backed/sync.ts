@@ -9,6 +9,7 @@
  */
 import { keptDraftsNote, type Refusal, type Report, type Work } from '@ws/tools';
 import { type StoreMountContext, reconcileWork, scopeOf } from './context.ts';
+import { beforeQuietPass, keepQuietReport, quietReport } from './quiet.ts';
 import { passSummary, rootAdvice, toolPath } from './reports.ts';
 
 /** Syncs `path` (contained already; undefined or `''`: the whole mount), under the lock. */
@@ -21,9 +22,25 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
   // settle conflicts: that sync gives nothing up.
   const accepting = whole && ctx.memory.acceptingNewRoot;
   const options = accepting ? { acceptNewRoot: true } : { takeDisk: directory ? ('sync' as const) : ('sync-path' as const) };
+  // A whole-mount sync where nothing changed since the last one answers as that one did.
+  const quiet = whole && !accepting;
+  if (quiet) {
+    const kept = quietReport(ctx, branch);
+    if (kept !== undefined) return { ok: true, report: kept };
+    beforeQuietPass(ctx);
+  }
   // The report names only what changed: unchanged paths are counted, not decided one by one.
-  const result = await ctx.pass(scope, { ...options, unchangedByCount: true, ...reconcileWork(work) });
-  if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
+  let result: Awaited<ReturnType<typeof ctx.pass>>;
+  try {
+    result = await ctx.pass(scope, { ...options, unchangedByCount: true, ...reconcileWork(work) });
+  } catch (err) {
+    if (quiet) ctx.quietDisk?.quietStats(); // the walk kept is let go
+    throw err;
+  }
+  if (result.kind === 'gave-up') {
+    if (quiet) ctx.quietDisk?.quietStats(); // the walk kept is let go
+    return { ok: false, message: ctx.words.gaveUp(result.reason) };
+  }
   const summary = passSummary(ctx, result);
   const gaveUp = [];
   const kept: string[] = [];
@@ -45,6 +62,7 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
     ...rootAdvice(ctx, result.rootProblem),
     ...(result.incomplete ? { incomplete: result.incomplete } : {}),
   };
+  if (quiet) keepQuietReport(ctx, result, report);
   return { ok: true, report };
 }
 

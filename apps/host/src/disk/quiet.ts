@@ -1,0 +1,289 @@
+/**
+ * The stats a quiet sync is checked against (the host README, "A quiet sync"): every
+ * directory a whole walk entered (the root first), the ignore files in them, and every
+ * file it found, each with the fields of its stat that change when it does. The one
+ * rule: the stats say the tree is as that walk saw it, or they are not kept. A directory's
+ * stat is taken after the walk, and kept only where neither its mtime nor its ctime is
+ * within the timestamp granularity (and the clock's slack) of the walk's start: a name
+ * added, removed or renamed in it since the walk listed it would have set both to a later
+ * tick. The same holds of an ignore file, read during the walk. A file's stat is the one
+ * the walk took, from its fingerprint, and only a fingerprint that vouches for the bytes
+ * (not racy) is kept. Checking is one `fstatat` per entry from the root, into one buffer:
+ * no object is made per file. Any difference, or anything that cannot be stat'd, and the
+ * tree is not quiet (the caller passes over it as always).
+ */
+import { ptr } from 'bun:ffi';
+import { CLOCK_SLACK_MS } from './fingerprint.ts';
+import { IGNORE_FILES } from './ignore-files.ts';
+import { libc, O } from './libc.ts';
+
+/** What a whole walk saw: its files (with the fingerprints of their stats) and the directories it entered. */
+export interface WalkSeen {
+  readonly files: readonly { readonly path: string; readonly meta: { readonly mode: number | null; readonly fingerprint: string } }[];
+  readonly directories: readonly string[];
+  readonly passedOver: readonly { readonly path: string }[];
+}
+
+/**
+ * Whether a pass that decided `reported` paths one by one and `counted` more by count
+ * (unchanged walked files) decided on what the walk saw alone: every walked file among
+ * them, and every other path one the walk would have met had it been there — none at or
+ * beneath a name the walk passed over (a pass looks at those by name, beyond the stats).
+ */
+export function decidedOnWalk(seen: WalkSeen, reported: readonly string[], counted: number): boolean {
+  const named = new Set(reported);
+  let walkedReported = 0;
+  for (const f of seen.files) if (named.has(f.path)) walkedReported++;
+  if (counted + walkedReported !== seen.files.length) return false;
+  if (walkedReported === named.size) return true;
+  const walked = new Set<string>();
+  for (const f of seen.files) if (named.has(f.path)) walked.add(f.path);
+  const passed = new Set(seen.passedOver.map((p) => p.path));
+  for (const path of named) {
+    if (walked.has(path)) continue;
+    for (let p = path; p !== ''; p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') if (passed.has(p)) return false;
+  }
+  return true;
+}
+
+/** The first word of a packed set of stats: its format. */
+const MAGIC = 0x32717377; // "wsq2"
+/** Header words: the format, the number of entries. */
+const HEAD = 2;
+/**
+ * Words an entry: where the end of its path starts (bytes from the start); its kind (2
+ * bits), how many bytes of the path before it its path begins with (14 bits) and how many
+ * follow (16 bits); then the stat's device (2), inode (2), size (2), mtime seconds (2) and
+ * nanoseconds (1), ctime seconds (2) and nanoseconds (1), and the whole `st_mode` (1).
+ * Paths come in order and share most of their bytes with the one before: kept so, the
+ * stats of a 40,000-file tree are half the bytes to unpack and hold.
+ */
+const ENTRY = 15;
+/** The longest path kept, in bytes (with its NUL, the buffer it is put together in). */
+const PATH_MAX = 4095;
+const DIRECTORY = 0;
+const FILE = 1;
+/** An ignore file: compared whole, like a directory (its stat is one taken here). */
+const IGNORE_FILE = 2;
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+
+const encoder = new TextEncoder();
+
+/** The stat buffer's words (`struct stat` as 32-bit words) an entry's fields are read from, in the entry's order. */
+function statWords(modeAt: number): readonly number[] {
+  return [0, 1, 2, 3, 12, 13, 22, 23, 24, 26, 27, 28, modeAt / 4];
+}
+
+/** A stat taken into `words` (40 words), or false. */
+type Stat = (path: number) => boolean;
+
+/** `fstatat` from `rootFd` of the NUL-terminated path at `at`, into one buffer read as words. */
+function statter(rootFd: number, base: number, out: Uint32Array): Stat {
+  const c = libc as NonNullable<typeof libc>;
+  const outPtr = ptr(out);
+  return (at) => c.statRaw(rootFd, base + at, outPtr) === 0;
+}
+
+/** The root, opened to stat beneath it; null where it cannot be. */
+function openRootFd(root: string): number | null {
+  if (libc === null) return null;
+  try {
+    return libc.openat(-1, root, O.RDONLY | O.DIRECTORY | O.NOFOLLOW | O.CLOEXEC);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The stats of what a whole walk of `root` saw, packed; null where they cannot say the
+ * tree is as the walk saw it (a directory or ignore file changed around the walk, a racy
+ * or coarse fingerprint, anything that cannot be stat'd, no `fstatat` here).
+ * `startedMs`: when the walk began, by the clock stats are compared with.
+ */
+export function quietStats(root: string, seen: WalkSeen, startedMs: number, granularityMs: number, ignoreFiles: boolean): Uint8Array | null {
+  const c = libc;
+  if (c === null) return null;
+  const before = startedMs - granularityMs - CLOCK_SLACK_MS;
+  // Directories and ignore files are stat'd now (a few thousand); files' stats come from
+  // their fingerprints. Everything goes straight into one body, made once: a record of
+  // 40,000 files makes no object per file.
+  const dirs = ['', ...seen.directories];
+  const near: { path: string; kind: number; stat: Uint32Array }[] = [];
+  const rootFd = openRootFd(root);
+  if (rootFd === null) return null;
+  const cur = new Uint8Array(new ArrayBuffer(PATH_MAX + 1));
+  try {
+    const out = new Uint32Array(new ArrayBuffer(160));
+    const stat = statter(rootFd, ptr(cur), out);
+    const fields = statWords(c.modeAt);
+    const secondsOf = (lo: number, hi: number) => hi * 4294967296 + lo;
+    /** Stats `path` here and keeps it; false where it cannot vouch (gone, not what it should be, changed around the walk). */
+    const keep = (path: string, kind: number): boolean | 'absent' => {
+      const { written, read } = encoder.encodeInto(path, cur.subarray(0, PATH_MAX));
+      if (read !== path.length) return false;
+      cur[written] = 0;
+      if (!stat(0)) return kind === IGNORE_FILE ? 'absent' : false; // no ignore file there: the rules read none either
+      const mode = out[c.modeAt / 4];
+      if (kind === DIRECTORY && (mode & S_IFMT) !== S_IFDIR) return false;
+      // Changed since before the walk began (or in the future): the walk may not have seen it as it is.
+      const mMs = secondsOf(out[22], out[23]) * 1000 + out[24] / 1e6;
+      const cMs = secondsOf(out[26], out[27]) * 1000 + out[28] / 1e6;
+      if (mMs >= before || cMs >= before) return false;
+      near.push({ path, kind, stat: Uint32Array.from(fields, (f) => out[f]) });
+      return true;
+    };
+    for (const dir of dirs) if (keep(dir === '' ? '.' : dir, DIRECTORY) !== true) return null;
+    if (ignoreFiles) {
+      for (const dir of dirs) for (const file of IGNORE_FILES) if (keep(dir === '' ? file : `${dir}/${file}`, IGNORE_FILE) === false) return null;
+    }
+  } finally {
+    c.close(rootFd);
+  }
+  const files = seen.files;
+  const count = near.length + files.length;
+  const entriesEnd = 4 * (HEAD + ENTRY * count);
+  // Room for every path whole (at most 3 bytes a UTF-16 unit); only what is used is returned.
+  let room = 0;
+  for (const e of near) room += e.path.length * 3;
+  for (const f of files) room += f.path.length * 3;
+  const body = new Uint8Array(new ArrayBuffer(entriesEnd + room));
+  const words = new Uint32Array(body.buffer, 0, entriesEnd / 4);
+  words[0] = MAGIC;
+  words[1] = count;
+  let prev = new Uint8Array(new ArrayBuffer(PATH_MAX + 1));
+  let next = cur;
+  let prevLength = 0;
+  let at = entriesEnd;
+  /** Entry `i`'s path and kind, its bytes after those it shares with the path before it; false where it cannot be kept. */
+  const putPath = (i: number, path: string, kind: number): boolean => {
+    const { written, read } = encoder.encodeInto(path, next.subarray(0, PATH_MAX));
+    if (read !== path.length) return false;
+    let shared = 0;
+    while (shared < written && shared < prevLength && next[shared] === prev[shared]) shared++;
+    for (let k = shared; k < written; k++) {
+      if (next[k] === 0) return false;
+      body[at + k - shared] = next[k];
+    }
+    const w = HEAD + ENTRY * i;
+    words[w] = at;
+    words[w + 1] = kind | (shared << 2) | ((written - shared) << 16);
+    at += written - shared;
+    const was = prev;
+    prev = next;
+    next = was;
+    prevLength = written;
+    return true;
+  };
+  for (let i = 0; i < near.length; i++) {
+    if (!putPath(i, near[i].path, near[i].kind)) return null;
+    words.set(near[i].stat, HEAD + ENTRY * i + 2);
+  }
+  const parsed = new Float64Array(6);
+  for (let j = 0; j < files.length; j++) {
+    const i = near.length + j;
+    const f = files[j];
+    if (f.meta.mode === null || !fingerprintStat(f.meta.fingerprint, parsed) || !putPath(i, f.path, FILE)) return null;
+    // Device unknown (a fingerprint leaves it out): the directories' devices vouch for the file system.
+    const w = HEAD + ENTRY * i + 2;
+    words[w] = 0;
+    words[w + 1] = 0;
+    for (let k = 0; k < 3; k++) {
+      words[w + 2 + 2 * k] = parsed[k] % 4294967296; // inode, size, mtime seconds: low and high words
+      words[w + 3 + 2 * k] = Math.floor(parsed[k] / 4294967296);
+    }
+    words[w + 8] = parsed[3];
+    words[w + 9] = parsed[4] % 4294967296;
+    words[w + 10] = Math.floor(parsed[4] / 4294967296);
+    words[w + 11] = parsed[5];
+    words[w + 12] = S_IFREG | f.meta.mode;
+  }
+  return body.subarray(0, at);
+}
+
+/** The separators after each field of a fingerprint, in order: ':' ':' '.' ':' '.', then its end. */
+const SEPARATORS = [58, 58, 46, 58, 46, -1];
+
+/**
+ * A fingerprint's stat (`ino:size:sec.nsec:sec.nsec`, see `fingerprint.ts`) into `out`:
+ * inode, size, mtime seconds, mtime nanoseconds, ctime seconds, ctime nanoseconds. False
+ * where it is racy (a `~` suffix) or not of that form. Read a character at a time: no
+ * string is made.
+ */
+function fingerprintStat(fp: string, out: Float64Array): boolean {
+  let field = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= fp.length; i++) {
+    const ch = i < fp.length ? fp.charCodeAt(i) : -1;
+    if (ch >= 48 && ch <= 57) {
+      value = value * 10 + (ch - 48);
+      digits++;
+      continue;
+    }
+    if (ch !== SEPARATORS[field] || digits === 0 || digits > 15) return false;
+    out[field++] = value;
+    value = 0;
+    digits = 0;
+    if (ch === -1) return out[3] < 1e9 && out[5] < 1e9;
+  }
+  return false;
+}
+
+/** True where every entry of `packed` (from {@link quietStats}) stats under `root` as it did. */
+export function stillQuiet(root: string, packed: Uint8Array): boolean {
+  const c = libc;
+  if (c === null || packed.length < 4 * HEAD) return false;
+  // Word-aligned, over an ArrayBuffer whose bytes never move under a pointer: as unpacked where it is that already.
+  let body = packed;
+  if (packed.byteOffset % 4 !== 0 || packed.byteLength < 4096) {
+    body = new Uint8Array(new ArrayBuffer(packed.length));
+    body.set(packed);
+  }
+  const words = new Uint32Array(body.buffer, body.byteOffset, Math.floor(body.length / 4));
+  const n = words[1];
+  if (words[0] !== MAGIC || 4 * (HEAD + ENTRY * n) > body.length) return false;
+  const rootFd = openRootFd(root);
+  if (rootFd === null) return false;
+  const out = new Uint32Array(new ArrayBuffer(160));
+  const name = new Uint8Array(new ArrayBuffer(PATH_MAX + 1));
+  const stat = statter(rootFd, ptr(name), out);
+  const [dev0, dev1, ino0, ino1, size0, size1, ms0, ms1, mn, cs0, cs1, cn, mode] = statWords(c.modeAt);
+  try {
+    let length = 0;
+    for (let i = 0; i < n; i++) {
+      const w = HEAD + ENTRY * i;
+      // The path: the bytes it shares with the one before, then its own.
+      const start = words[w];
+      const shape = words[w + 1];
+      const keep = (shape >>> 2) & 0x3fff;
+      const tail = shape >>> 16;
+      if (keep > length || keep + tail > PATH_MAX || start + tail > body.length) return false;
+      for (let k = 0; k < tail; k++) name[keep + k] = body[start + k];
+      length = keep + tail;
+      name[length] = 0;
+      if (!stat(0)) return false;
+      // A file's device is not kept; a directory's and an ignore file's are.
+      if ((shape & 3) !== FILE && (out[dev0] !== words[w + 2] || out[dev1] !== words[w + 3])) return false;
+      if (
+        out[ino0] !== words[w + 4] ||
+        out[ino1] !== words[w + 5] ||
+        out[size0] !== words[w + 6] ||
+        out[size1] !== words[w + 7] ||
+        out[ms0] !== words[w + 8] ||
+        out[ms1] !== words[w + 9] ||
+        out[mn] !== words[w + 10] ||
+        out[cs0] !== words[w + 11] ||
+        out[cs1] !== words[w + 12] ||
+        out[cn] !== words[w + 13] ||
+        out[mode] !== words[w + 14]
+      ) {
+        return false;
+      }
+    }
+    return true;
+  } finally {
+    c.close(rootFd);
+  }
+}
