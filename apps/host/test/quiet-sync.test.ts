@@ -4,17 +4,19 @@
  * file's bytes (even with its mtime put back), its mode, a name added, removed or renamed
  * at any depth, an ignore file, a directory swapped for a link, the store written by a
  * tool or by another connection, the mount's config — sends the sync through a pass.
- * SQLite's stores only: a PostgreSQL store keeps no quiet records (every sync is a pass).
+ * A whole-mount grep plans its files from a kept record the same way, and answers as a
+ * grep after a pass does. SQLite's stores only: a PostgreSQL store keeps no quiet records
+ * (every sync and grep there passes).
  */
 import { describe, expect, test } from 'bun:test';
 import { chmodSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
-import type { Report } from '@ws/tools';
+import { handleToolCall, type Report } from '@ws/tools';
 import { sha256 } from '../src/host.ts';
 import { quietAnswers } from '../src/mounts/store-backed/quiet.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { enc, tempDir } from './fixtures.ts';
+import { enc, seededRandom, tempDir } from './fixtures.ts';
 import { openTestHost, testConfig, writeFiles } from './host-fixtures.ts';
 
 const FILES: Record<string, string | Uint8Array> = {
@@ -236,7 +238,7 @@ describe("the SQLite store's count of changes", () => {
       expect({ what, moved: quiet.changes() > before }).toEqual({ what, moved: true });
     }
     // A record made at an older count is not kept; at the count now, it is.
-    const record = { key: 'k', report: '{}', stats: new Uint8Array(4) };
+    const record = { key: 'k', report: '{}', plan: '', stats: new Uint8Array(4) };
     expect(quiet.put('work', 'other', quiet.changes() - 1, record)).toBe(false);
     expect(quiet.get('work', 'other')).toBeNull();
     expect(quiet.put('work', 'other', quiet.changes(), record)).toBe(true);
@@ -247,4 +249,140 @@ describe("the SQLite store's count of changes", () => {
     expect(quiet.get('work', 'other')).toBeNull();
     store.close();
   });
+});
+
+describe('a whole-mount grep where nothing changed', () => {
+  /** Every line a grep of the whole mount finds, and whether it planned from a kept record. */
+  const grep = async (m: Awaited<ReturnType<typeof opened>>, pattern: string) => {
+    const before = quietAnswers.count;
+    const answer = await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern, output: 'count' } });
+    return { answer: JSON.stringify(answer), quiet: quietAnswers.count > before };
+  };
+
+  test('plans from the kept record, with a draft, a disk-only file and a conflict, and finds what a pass-planned grep finds', async () => {
+    const m = await keptQuiet();
+    // A draft; a conflict (a draft, then disk's own change to the same file); a binary file disk alone holds.
+    expect((await m.mount.commit([{ path: 'src/deep/y.ts', bytes: enc('export const y = "drafted";\n') }])).ok).toBe(true);
+    expect((await m.mount.commit([{ path: 'a.txt', bytes: enc('drafted one\n') }])).ok).toBe(true);
+    writeFileSync(join(m.root, 'a.txt'), 'disk one\n');
+    await settle();
+    // Passes until one keeps its record (it writes the conflict, then evidence; then nothing).
+    const passed: string[] = [];
+    let quiet: { answer: string; quiet: boolean } | undefined;
+    for (let i = 0; i < 4 && quiet === undefined; i++) {
+      const g = await grep(m, 'one|drafted|const');
+      if (g.quiet) quiet = g;
+      else passed.push(g.answer);
+    }
+    expect(quiet).toBeDefined();
+    expect(quiet?.answer).toEqual(passed.at(-1) as string);
+    // Both sides of the conflict, and the draft, are searched.
+    expect(quiet?.answer).toContain('a.txt');
+    expect(quiet?.answer).toContain('y.ts');
+    // The same record answers a grep of another pattern, as a pass would.
+    const again = await grep(m, 'export');
+    expect(again.quiet).toBe(true);
+    const path = m.config.storePath;
+    const db = new Database(path);
+    db.run('UPDATE changes SET n = n + 1'); // a pass, for the reference
+    db.close();
+    const reference = await grep(m, 'export');
+    expect(reference.quiet).toBe(false);
+    expect(again.answer).toEqual(reference.answer);
+  });
+
+  test("on a watched mount, the kept record stands for the whole pass: the next grep plans from the records", async () => {
+    const m = await keptQuiet();
+    m.host.close();
+    // The same store and tree, now watched (the key leaves the watch out: the record holds).
+    const root = m.root;
+    const config = testConfig(root, [{ name: 'work', path: '.', watch: 'always' }], m.config.storePath);
+    const host = await openTestHost(config, { watch: true });
+    const first = quietAnswers.count;
+    const a = await handleToolCall(host.workspace, { name: 'grep', input: { pattern: 'one', output: 'count' } });
+    expect(quietAnswers.count).toBe(first + 1); // planned from the kept record, no pass
+    const b = await handleToolCall(host.workspace, { name: 'grep', input: { pattern: 'one', output: 'count' } });
+    expect(quietAnswers.count).toBe(first + 1); // planned from the records the watcher keeps current: no sweep
+    expect(JSON.stringify(b)).toEqual(JSON.stringify(a));
+    host.close();
+  });
+
+  test('passes after disk changed, and finds the new text', async () => {
+    const m = await keptQuiet();
+    expect((await grep(m, 'one')).quiet).toBe(true);
+    const p = join(m.root, 'a.txt');
+    const st = statSync(p);
+    writeFileSync(p, 'six\n');
+    utimesSync(p, st.atime, st.mtime);
+    const after = await grep(m, 'six');
+    expect(after.quiet).toBe(false);
+    expect(after.answer).toContain('a.txt');
+  });
+
+  test('passes after a tool wrote a draft, and finds the draft', async () => {
+    const m = await keptQuiet();
+    expect((await grep(m, 'one')).quiet).toBe(true);
+    expect((await m.mount.commit([{ path: 'src/deep/er/x.ts', bytes: enc('export const seven = 7;\n') }])).ok).toBe(true);
+    const after = await grep(m, 'seven');
+    expect(after.quiet).toBe(false);
+    expect(after.answer).toContain('x.ts');
+  });
+});
+
+describe('a quiet answer is the pass’s answer', () => {
+  test('at every step of random disk changes, drafts, materializes, syncs and greps, a quiet answer equals a pass’s over the same store and tree', async () => {
+    const seed = Number(process.env.WS_QUIET_SEED ?? Date.now() % 100000);
+    const random = seededRandom(seed);
+    const m = await opened();
+    await m.sync();
+    // (Not beneath an ignored directory: a stored path there is looked at by name, and no record is kept while it stands.)
+    const names = ['a.txt', 'src/deep/er/x.ts', 'src/deep/y.ts', 'src/new/n.ts', 'lib/other.ts', 'z.txt'];
+    const path = m.config.storePath;
+    const invalidate = () => {
+      const db = new Database(path);
+      db.run('UPDATE changes SET n = n + 1');
+      db.close();
+    };
+    let quietSeen = 0;
+    for (let step = 0; step < 72; step++) {
+      if (step % 6 === 5) {
+        // Now and then time passes and the mount is synced until nothing is left to take in: the next check may be quiet.
+        await settle();
+        for (let k = 0; k < 3; k++) await m.sync();
+      }
+      const name = names[random(names.length)];
+      const abs = join(m.root, name);
+      const op = random(9);
+      try {
+        if (op === 0) writeFiles(m.root, { [name]: `step ${step}\n` });
+        else if (op === 1) rmSync(abs, { force: true });
+        else if (op === 2) chmodSync(abs, random(2) === 0 ? 0o644 : 0o755);
+        else if (op === 3) await m.mount.commit([{ path: name, bytes: enc(`draft ${step}\n`) }]);
+        else if (op === 4) await m.mount.materialize({ path: name, force: false });
+        else await Bun.sleep(random(3) * 60); // time passes: racy stats settle, records get kept
+      } catch {
+        // A path that is not there: nothing changed.
+      }
+      if (random(2) === 0) {
+        const s = await m.sync();
+        if (s.quiet) {
+          quietSeen++;
+          invalidate();
+          const pass = await m.sync();
+          expect({ seed, step, report: pass.report }).toEqual({ seed, step, report: s.report });
+        }
+      } else {
+        const before = quietAnswers.count;
+        const g = JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern: 'step|draft|one', output: 'count' } }));
+        if (quietAnswers.count > before) {
+          quietSeen++;
+          invalidate();
+          const pass = JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern: 'step|draft|one', output: 'count' } }));
+          expect({ seed, step, answer: pass }).toEqual({ seed, step, answer: g });
+        }
+      }
+    }
+    // The walk of steps answered quietly some of the time (or the test would test nothing).
+    expect({ seed, quietSeen: quietSeen > 0 }).toEqual({ seed, quietSeen: true });
+  }, 60_000);
 });

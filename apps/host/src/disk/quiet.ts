@@ -110,7 +110,10 @@ export function quietStats(root: string, seen: WalkSeen, startedMs: number, gran
   // their fingerprints. Everything goes straight into one body, made once: a record of
   // 40,000 files makes no object per file.
   const dirs = ['', ...seen.directories];
-  const near: { path: string; kind: number; stat: Uint32Array }[] = [];
+  // The directories and ignore files kept: their paths and kinds, and 13 stat words each.
+  const nearPaths: string[] = [];
+  const nearKinds: number[] = [];
+  const nearStats = new Uint32Array(dirs.length * (ignoreFiles ? 1 + IGNORE_FILES.length : 1) * 13);
   const rootFd = openRootFd(root);
   if (rootFd === null) return null;
   const cur = new Uint8Array(new ArrayBuffer(PATH_MAX + 1));
@@ -121,8 +124,8 @@ export function quietStats(root: string, seen: WalkSeen, startedMs: number, gran
     const secondsOf = (lo: number, hi: number) => hi * 4294967296 + lo;
     /** Stats `path` here and keeps it; false where it cannot vouch (gone, not what it should be, changed around the walk). */
     const keep = (path: string, kind: number): boolean | 'absent' => {
-      const { written, read } = encoder.encodeInto(path, cur.subarray(0, PATH_MAX));
-      if (read !== path.length) return false;
+      const written = encodePath(path, cur);
+      if (written < 0) return false;
       cur[written] = 0;
       if (!stat(0)) return kind === IGNORE_FILE ? 'absent' : false; // no ignore file there: the rules read none either
       const mode = out[c.modeAt / 4];
@@ -131,7 +134,10 @@ export function quietStats(root: string, seen: WalkSeen, startedMs: number, gran
       const mMs = secondsOf(out[22], out[23]) * 1000 + out[24] / 1e6;
       const cMs = secondsOf(out[26], out[27]) * 1000 + out[28] / 1e6;
       if (mMs >= before || cMs >= before) return false;
-      near.push({ path, kind, stat: Uint32Array.from(fields, (f) => out[f]) });
+      const at = 13 * nearPaths.length;
+      for (let k = 0; k < 13; k++) nearStats[at + k] = out[fields[k]];
+      nearPaths.push(path);
+      nearKinds.push(kind);
       return true;
     };
     for (const dir of dirs) if (keep(dir === '' ? '.' : dir, DIRECTORY) !== true) return null;
@@ -142,49 +148,49 @@ export function quietStats(root: string, seen: WalkSeen, startedMs: number, gran
     c.close(rootFd);
   }
   const files = seen.files;
-  const count = near.length + files.length;
+  const near = nearPaths.length;
+  const count = near + files.length;
+  const pathOf = (i: number) => (i < near ? nearPaths[i] : files[i - near].path);
+  // Each path's bytes after those it shares with the path before it: counted first, so the
+  // body is made at its size (a body made larger and cut was some 10 MB more to hold).
+  const scratch = [new Uint8Array(new ArrayBuffer(PATH_MAX + 1)), cur];
+  const front = (visit: (i: number, bytes: Uint8Array, shared: number, length: number) => void): boolean => {
+    let prevLength = 0;
+    for (let i = 0; i < count; i++) {
+      const prev = scratch[(i + 1) & 1];
+      const next = scratch[i & 1];
+      const path = pathOf(i);
+      const written = encodePath(path, next);
+      if (written < 0) return false;
+      let shared = 0;
+      while (shared < written && shared < prevLength && next[shared] === prev[shared]) shared++;
+      for (let k = shared; k < written; k++) if (next[k] === 0) return false;
+      visit(i, next, shared, written);
+      prevLength = written;
+    }
+    return true;
+  };
+  let tails = 0;
+  if (!front((_i, _bytes, shared, length) => (tails += length - shared))) return null;
   const entriesEnd = 4 * (HEAD + ENTRY * count);
-  // Room for every path whole (at most 3 bytes a UTF-16 unit); only what is used is returned.
-  let room = 0;
-  for (const e of near) room += e.path.length * 3;
-  for (const f of files) room += f.path.length * 3;
-  const body = new Uint8Array(new ArrayBuffer(entriesEnd + room));
+  const body = new Uint8Array(new ArrayBuffer(entriesEnd + tails));
   const words = new Uint32Array(body.buffer, 0, entriesEnd / 4);
   words[0] = MAGIC;
   words[1] = count;
-  let prev = new Uint8Array(new ArrayBuffer(PATH_MAX + 1));
-  let next = cur;
-  let prevLength = 0;
   let at = entriesEnd;
-  /** Entry `i`'s path and kind, its bytes after those it shares with the path before it; false where it cannot be kept. */
-  const putPath = (i: number, path: string, kind: number): boolean => {
-    const { written, read } = encoder.encodeInto(path, next.subarray(0, PATH_MAX));
-    if (read !== path.length) return false;
-    let shared = 0;
-    while (shared < written && shared < prevLength && next[shared] === prev[shared]) shared++;
-    for (let k = shared; k < written; k++) {
-      if (next[k] === 0) return false;
-      body[at + k - shared] = next[k];
-    }
+  front((i, bytes, shared, length) => {
     const w = HEAD + ENTRY * i;
     words[w] = at;
-    words[w + 1] = kind | (shared << 2) | ((written - shared) << 16);
-    at += written - shared;
-    const was = prev;
-    prev = next;
-    next = was;
-    prevLength = written;
-    return true;
-  };
-  for (let i = 0; i < near.length; i++) {
-    if (!putPath(i, near[i].path, near[i].kind)) return null;
-    words.set(near[i].stat, HEAD + ENTRY * i + 2);
-  }
+    words[w + 1] = (i < near ? nearKinds[i] : FILE) | (shared << 2) | ((length - shared) << 16);
+    for (let k = shared; k < length; k++) body[at + k - shared] = bytes[k];
+    at += length - shared;
+  });
+  for (let i = 0; i < near; i++) for (let k = 0; k < 13; k++) words[HEAD + ENTRY * i + 2 + k] = nearStats[13 * i + k];
   const parsed = new Float64Array(6);
   for (let j = 0; j < files.length; j++) {
-    const i = near.length + j;
+    const i = near + j;
     const f = files[j];
-    if (f.meta.mode === null || !fingerprintStat(f.meta.fingerprint, parsed) || !putPath(i, f.path, FILE)) return null;
+    if (f.meta.mode === null || !fingerprintStat(f.meta.fingerprint, parsed)) return null;
     // Device unknown (a fingerprint leaves it out): the directories' devices vouch for the file system.
     const w = HEAD + ENTRY * i + 2;
     words[w] = 0;
@@ -199,7 +205,25 @@ export function quietStats(root: string, seen: WalkSeen, startedMs: number, gran
     words[w + 11] = parsed[5];
     words[w + 12] = S_IFREG | f.meta.mode;
   }
-  return body.subarray(0, at);
+  return body;
+}
+
+/**
+ * `path` as UTF-8 into `into` (of {@link PATH_MAX} + 1 bytes): its length, or -1 where it
+ * does not fit. An ASCII path a byte at a time, so 40,000 of them make no object each.
+ */
+function encodePath(path: string, into: Uint8Array): number {
+  const n = path.length;
+  if (n > PATH_MAX) return -1;
+  for (let i = 0; i < n; i++) {
+    const ch = path.charCodeAt(i);
+    if (ch >= 0x80) {
+      const { written, read } = encoder.encodeInto(path, into.subarray(0, PATH_MAX));
+      return read === n ? written : -1;
+    }
+    into[i] = ch;
+  }
+  return n;
 }
 
 /** The separators after each field of a fingerprint, in order: ':' ':' '.' ':' '.', then its end. */

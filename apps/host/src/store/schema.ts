@@ -164,8 +164,10 @@ export const MIGRATIONS: readonly Migration[] = [
     // pass reads (records, marks, pending effects, roots, branches, the selection): every
     // such transaction adds 1 as it begins. A `quiet` row holds, per mount and branch, the
     // count when its report was made, the key of what else it depends on (the mount's
-    // config and rules), the report, and the stats of every directory and file that pass
-    // saw (zstd-packed); it is worth something only while the count is still its own.
+    // config and rules), the report (a sync's; '' where a search's pass kept it), what a
+    // search adds to the workspace's files (`plan`: JSON, '' where it cannot say), and the
+    // stats of every directory and file that pass saw (zstd-packed); it is worth something
+    // only while the count is still its own.
     version: 7,
     sql: `
       CREATE TABLE changes (one INTEGER PRIMARY KEY CHECK (one = 1), n INTEGER NOT NULL);
@@ -176,6 +178,7 @@ export const MIGRATIONS: readonly Migration[] = [
         changes INTEGER NOT NULL,
         key TEXT NOT NULL,
         report TEXT NOT NULL,
+        plan TEXT NOT NULL,
         stats BLOB NOT NULL,
         PRIMARY KEY (mount, branch)
       );

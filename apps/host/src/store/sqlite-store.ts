@@ -346,11 +346,12 @@ export class SqliteStore implements Store {
       countChange: prepare('UPDATE changes SET n = n + 1'),
       changes: prepare('SELECT n FROM changes'),
       anyEvidence: prepare('SELECT 1 FROM evidence WHERE mount = ? LIMIT 1'),
-      quietGet: prepare('SELECT q.key, q.report, q.stats FROM quiet q, changes c WHERE q.mount = ? AND q.branch = ? AND q.changes = c.n'),
+      workspaceFiles: prepare("SELECT path, 'workspace' AS source, hash, size FROM tree WHERE branch = ? AND mount = ? ORDER BY path"),
+      quietGet: prepare('SELECT q.key, q.report, q.plan, q.stats FROM quiet q, changes c WHERE q.mount = ? AND q.branch = ? AND q.changes = c.n'),
       // Kept only where the count is still the one the record was made at: one statement, so no write comes between the check and the keeping.
       quietPut: prepare(
-        `INSERT INTO quiet (mount, branch, changes, key, report, stats) SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM changes WHERE n = ?3
-         ON CONFLICT (mount, branch) DO UPDATE SET changes = excluded.changes, key = excluded.key, report = excluded.report, stats = excluded.stats`,
+        `INSERT INTO quiet (mount, branch, changes, key, report, plan, stats) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 FROM changes WHERE n = ?3
+         ON CONFLICT (mount, branch) DO UPDATE SET changes = excluded.changes, key = excluded.key, report = excluded.report, plan = excluded.plan, stats = excluded.stats`,
       ),
       pendingPaths: prepare('SELECT path FROM pending WHERE mount = ?'),
       getBlob: prepare('SELECT codec, bytes FROM blob WHERE hash = ?'),
@@ -547,16 +548,18 @@ export class SqliteStore implements Store {
     scanned: () => this.scannedChanges,
     changes: () => this.guard('read', () => (this.q.changes.get() as { n: number }).n),
     synced: (mount) => this.guard('read', () => this.q.anyEvidence.get(mount) !== null),
+    workspaceFiles: (mount, branch) =>
+      this.guard('read', () => this.q.workspaceFiles.all(branch, mount) as { path: string; source: 'workspace'; hash: string; size: number }[]),
     get: (mount, branch) =>
       this.guard('read', () => {
-        const row = this.q.quietGet.get(mount, branch) as { key: string; report: string; stats: Uint8Array } | null;
-        return row === null ? null : { key: row.key, report: row.report, stats: row.stats };
+        const row = this.q.quietGet.get(mount, branch) as { key: string; report: string; plan: string; stats: Uint8Array } | null;
+        return row === null ? null : { key: row.key, report: row.report, plan: row.plan, stats: row.stats };
       }),
     put: (mount: string, branch: string, changes: number, record: QuietRecord) =>
       this.guard('written', () => {
         // Inside a write transaction the count is this connection's own, not yet anyone's: nothing is kept.
         if (this.db.inTransaction) return false;
-        return this.q.quietPut.run(mount, branch, changes, record.key, record.report, record.stats).changes > 0;
+        return this.q.quietPut.run(mount, branch, changes, record.key, record.report, record.plan, record.stats).changes > 0;
       }),
   };
 

@@ -160,8 +160,13 @@ export interface Store extends StorePort {
 export interface QuietRecord {
   /** What else the report depends on (the mount's config and rules), as the sync that kept it wrote it. */
   readonly key: string;
-  /** The report, as JSON. */
+  /** A sync's report, as JSON; '' where the pass was a search's. */
   readonly report: string;
+  /**
+   * The files a whole-mount search looks at beside the workspace's tree (a disk-only
+   * file, a conflict's disk side), as JSON; '' where the pass could not say.
+   */
+  readonly plan: string;
   /** The stats that sync saw (`disk/quiet.ts`), packed. */
   readonly stats: Uint8Array;
 }
@@ -179,6 +184,12 @@ export interface QuietRecords {
   changes(): number;
   /** True where the store holds evidence of any file of `mount` (it has been synced). */
   synced(mount: string): boolean;
+  /**
+   * Every file of `mount`'s tree on `branch`, in path order, as a search plans it (an
+   * object a file, read straight from the rows: a whole-mount search's plan of 40,000
+   * files made three objects a file more, and held them at once).
+   */
+  workspaceFiles(mount: string, branch: string): { readonly path: string; readonly source: 'workspace'; readonly hash: string; readonly size: number }[];
   /** The record of `mount` on `branch`, where its count is still the store's; else null. */
   get(mount: string, branch: string): QuietRecord | null;
   /** Keeps a record made at count `changes`, only where the count still is that (nothing written since); true where it was kept. */

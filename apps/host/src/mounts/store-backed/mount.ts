@@ -171,8 +171,11 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       }
       // A watched mount's changes are passed over before the lock is taken (the watcher's passes take it).
       const settled = ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
-      const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled)), (message) => [{ path, source: 'skip' as const, reason: message }]);
+      const after: { keep?: () => void } = {};
+      const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled, after)), (message) => [{ path, source: 'skip' as const, reason: message }]);
       yield* searchBytes(ctx, plan, query);
+      // Every file planned was read: a pass that changed nothing keeps its record now.
+      after.keep?.();
     },
     async commit(changes, intent) {
       const committing = async () => withReviewNotes.commit(ctx, changes, await commitChanges(ctx, changes, intent));

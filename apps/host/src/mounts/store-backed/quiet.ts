@@ -11,9 +11,11 @@
  * no path taken in, given up or unverified, no racy fingerprint, no temporary file met,
  * every path it decided a file the walk found.
  */
-import type { PassDone } from '@ws/reconcile';
+import { type PassDone, showsFile } from '@ws/reconcile';
 import type { Report } from '@ws/tools';
+import type { QuietRecord, QuietRecords } from '../../store/store.ts';
 import type { StoreMountContext } from './context.ts';
+import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
 
 /** The form of a kept report and of the stats: a change to either changes this, and no older record is given. */
 const QUIET_FORMAT = 1;
@@ -28,23 +30,37 @@ export interface QuietDisk {
 /** Reasons a walk passes over a name that time alone can change: a report that counts one is not kept. */
 const PASSING = new Set(['ws temporary file', 'a directory that vanished during the walk']);
 
-/** Syncs answered from a kept report in this process (tests check which way a sync went). */
+/** Syncs and searches answered from a kept record in this process (tests check which way one went). */
 export const quietAnswers = { count: 0 };
 
 /** What the kept report depends on beside the store and the tree. */
 function keyOf(ctx: StoreMountContext): string {
-  return JSON.stringify([QUIET_FORMAT, ctx.config]);
+  // The whole config but how the mount is watched, which changes no answer: a watching
+  // server and a one-shot command share their records.
+  const { watch: _watch, ...config } = ctx.config;
+  return JSON.stringify([QUIET_FORMAT, config]);
 }
 
-/** The kept report of a whole-mount sync of `branch`, where it is the one a pass would give now; else undefined. */
-export function quietReport(ctx: StoreMountContext, branch: string): Report | undefined {
+/** The record of `mount` on `branch`, where it still holds: the count, the key and every stat as they were. */
+function stillKept(ctx: StoreMountContext, branch: string): QuietRecord | undefined {
   const records = ctx.store.quiet;
   const disk = ctx.quietDisk;
   if (records === undefined || disk === undefined) return undefined;
   try {
     const kept = records.get(ctx.config.name, branch);
     if (kept === null || kept.key !== keyOf(ctx)) return undefined;
-    if (!disk.stillQuiet(Bun.zstdDecompressSync(kept.stats))) return undefined;
+    return disk.stillQuiet(Bun.zstdDecompressSync(kept.stats)) ? kept : undefined;
+  } catch {
+    // A record that cannot be read is no record: the pass answers.
+    return undefined;
+  }
+}
+
+/** The kept report of a whole-mount sync of `branch`, where it is the one a pass would give now; else undefined. */
+export function quietReport(ctx: StoreMountContext, branch: string): Report | undefined {
+  const kept = stillKept(ctx, branch);
+  if (kept === undefined || kept.report === '') return undefined;
+  try {
     const report = JSON.parse(kept.report) as Report & { passedOver?: Record<string, number> };
     if (report.branch !== branch) return undefined;
     ctx.memory.lastPassedOver = { ...(report.passedOver ?? {}) };
@@ -52,7 +68,6 @@ export function quietReport(ctx: StoreMountContext, branch: string): Report | un
     quietAnswers.count++;
     return report;
   } catch {
-    // A record that cannot be read is no record: the pass answers.
     return undefined;
   }
 }
@@ -66,30 +81,115 @@ export function beforeQuietPass(ctx: StoreMountContext): void {
   if (ctx.store.quiet?.synced(ctx.config.name) === true) ctx.quietDisk?.keepWholeWalks();
 }
 
-/** After that pass: keeps `report` where the pass wrote nothing and its answer cannot change with time alone. */
-export function keepQuietReport(ctx: StoreMountContext, result: PassDone, report: Report): void {
+/** What a pass leaves for its record to be kept (see {@link quietPassOf}): a few paths and numbers, not the pass. */
+export interface QuietPass {
+  readonly branch: string;
+  /** The store's count of changes the pass read its records at. */
+  readonly changes: number;
+  /** The paths it decided one by one, and how many more it counted unchanged. */
+  readonly reported: readonly string[];
+  readonly counted: number;
+  /** What a whole-mount search adds to the workspace's tree (see {@link planBeside}). */
+  readonly plan: string;
+}
+
+/**
+ * What of a whole-mount pass its record needs, where one may be kept: it wrote nothing
+ * (the store's count is still the one it read at) and its answer cannot change with time
+ * alone. Null otherwise — and then the walk the disk kept is let go.
+ */
+export function quietPassOf(ctx: StoreMountContext, result: PassDone): QuietPass | null {
   const records = ctx.store.quiet;
-  const disk = ctx.quietDisk;
-  if (records === undefined || disk === undefined) return;
   try {
-    const changes = records.scanned();
-    const r = report as Report & { tookIn?: unknown[]; gaveUp?: unknown[]; unverified?: unknown[] };
-    const keeps =
+    const changes = records?.scanned();
+    if (
+      records !== undefined &&
       changes !== undefined &&
       result.rootProblem === null &&
       result.incomplete === null &&
-      (r.tookIn?.length ?? 0) === 0 &&
-      (r.gaveUp?.length ?? 0) === 0 &&
-      (r.unverified?.length ?? 0) === 0 &&
+      (result.counts.unverified ?? 0) === 0 &&
       !Object.keys(result.passedOver).some((reason) => PASSING.has(reason)) &&
-      // Nothing written since the pass read the store (its own writes included): asked before the stats are made.
-      records.changes() === changes;
+      // Nothing written since the pass read the store (its own writes included).
+      records.changes() === changes
+    ) {
+      return { branch: result.branch, changes, reported: result.paths.map((p) => p.path), counted: result.unchanged, plan: planBeside(result) };
+    }
+  } catch {
+    // Keeping a record is never a reason for a sync or a search to fail.
+  }
+  ctx.quietDisk?.quietStats(); // the walk kept is let go
+  return null;
+}
+
+/**
+ * Keeps the record of a pass `quietPassOf` let through — with `report` where it was a
+ * sync's (null: a search's) — where the walk it decided on can vouch for it (the stats,
+ * `disk/quiet.ts`) and the store's count has not moved since.
+ */
+export function keepQuiet(ctx: StoreMountContext, pass: QuietPass | null, report: Report | null): void {
+  quietKeeping(ctx, pass, report)?.();
+}
+
+/**
+ * {@link keepQuiet} in two steps: the stats made now (the disk lets its walk go), the
+ * record kept when the returned function is called (null: nothing to keep). A search
+ * makes the stats after its pass's garbage is collected, in the room that freed, and
+ * keeps the record only once it has read every file it planned: a store a search finds
+ * damaged is refused from then on, and is left as it was.
+ */
+export function quietKeeping(ctx: StoreMountContext, pass: QuietPass | null, report: Report | null): (() => void) | null {
+  const records = ctx.store.quiet;
+  const disk = ctx.quietDisk;
+  if (records === undefined || disk === undefined) return null;
+  try {
     // The pass decided on the walk alone (no stored path looked at by name beyond it): the disk checks.
-    const stats = disk.quietStats(keeps ? { reported: result.paths.map((p) => p.path), counted: result.unchanged } : undefined);
-    if (!keeps || stats === null) return;
-    records.put(ctx.config.name, result.branch, changes, { key: keyOf(ctx), report: JSON.stringify(report), stats: Bun.zstdCompressSync(stats, { level: 1 }) });
+    const stats = disk.quietStats(pass === null ? undefined : { reported: pass.reported, counted: pass.counted });
+    if (pass === null || stats === null) return null;
+    const packed = Bun.zstdCompressSync(stats, { level: 1 });
+    return () => {
+      try {
+        records.put(ctx.config.name, pass.branch, pass.changes, { key: keyOf(ctx), report: report === null ? '' : JSON.stringify(report), plan: pass.plan, stats: packed });
+      } catch {
+        // Keeping a record is never a reason for a sync or a search to fail.
+      }
+    };
   } catch {
     disk.quietStats(); // the walk kept is let go
-    // Keeping a record is never a reason for a sync to fail.
+    return null;
+  }
+}
+
+/**
+ * What a whole-mount search looks at beside the workspace's tree, by the pass's reports
+ * (a disk-only file; a file with a conflict, with its disk side), as JSON; '' where the
+ * tree alone would not say the rest (a reported path the workspace holds but does not show).
+ */
+function planBeside(result: PassDone): string {
+  for (const r of result.paths) if (r.workspace !== null && !showsFile(r.state)) return '';
+  return JSON.stringify(reportedItems(result.paths).filter((item) => item.source !== 'workspace' || item.conflict !== undefined));
+}
+
+/** The files a search of the whole mount looks at, where a kept record says nothing changed since its pass; else undefined. */
+export function quietPlan(ctx: StoreMountContext, branch: string): SearchItem[] | undefined {
+  const kept = stillKept(ctx, branch);
+  if (kept === undefined || kept.plan === '') return undefined;
+  try {
+    const beside = new Map((JSON.parse(kept.plan) as SearchItem[]).map((item) => [item.path, item] as const));
+    const plan: SearchItem[] = (ctx.store.quiet as QuietRecords).workspaceFiles(ctx.config.name, branch);
+    if (beside.size > 0) {
+      for (let i = 0; i < plan.length; i++) {
+        const item = beside.get(plan[i].path);
+        if (item === undefined) continue;
+        plan[i] = item; // a conflict's: the workspace's file with its disk side
+        beside.delete(item.path);
+      }
+      for (const item of beside.values()) plan.push(item); // disk-only files
+    }
+    // As a whole pass would: with its watcher's passes from here, the store holds what disk does.
+    if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
+    quietAnswers.count++;
+    return sortedIfNeeded(plan);
+  } catch {
+    return undefined;
   }
 }

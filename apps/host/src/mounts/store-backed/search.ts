@@ -8,25 +8,14 @@
  * — and the index only ever leaves out files that have no matching line, so the answer is
  * the one a scan of every file gives.
  */
-import { showsFile } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
 import { ahead as aheadOf, batches, type Counted, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
-import { type StoreMountContext, compare, scopeOf } from './context.ts';
+import { type StoreMountContext, scopeOf } from './context.ts';
+import { beforeQuietPass, keepQuiet, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
+import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
 
-/** One file grep looks at, as planned under the lock. */
-export type SearchItem =
-  | {
-      readonly path: string;
-      readonly source: 'workspace';
-      readonly hash: string;
-      readonly size: number;
-      readonly conflict?: { readonly hash: string; readonly size: number };
-    }
-  | { readonly path: string; readonly source: 'disk' }
-  /** Over `maxFileSize` on disk (the store never holds it): searched straight from disk. */
-  | { readonly path: string; readonly source: 'large' }
-  | { readonly path: string; readonly source: 'skip'; readonly reason: string };
+export type { SearchItem } from './search-items.ts';
 
 /**
  * The plan a pass would make, from the records alone, for a store that holds what disk
@@ -69,17 +58,15 @@ function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
   return sortedIfNeeded(both);
 }
 
-function sortedIfNeeded(items: SearchItem[]): SearchItem[] {
-  for (let k = 1; k < items.length; k++) if (!(items[k - 1].path < items[k].path)) return items.sort((x, y) => compare(x.path, y.path));
-  return items;
-}
 
 /**
  * The files grep looks at under `path` (contained already), decided under the lock: after
  * a pass over the path, or — `settled`: the mount's watcher keeps the store current — from
- * the records alone.
+ * the records alone, or from a quiet record (the README, "A quiet sync"). Where a pass of
+ * the whole mount may keep its record, `after.keep` is set: the caller keeps it once the
+ * search has read every file (see `quietKeeping`); without `after`, it is kept at once.
  */
-export async function searchPlan(ctx: StoreMountContext, path: string, settled = false): Promise<SearchItem[]> {
+export async function searchPlan(ctx: StoreMountContext, path: string, settled = false, after?: { keep?: () => void }): Promise<SearchItem[]> {
   const { store, config } = ctx;
   const branch = store.selectedBranch();
   if (settled && ctx.checksDisk) {
@@ -94,22 +81,30 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   // reports (and the views and decisions behind them) were some 15 MiB of a one-shot
   // grep's peak.
   const scope = await scopeOf(ctx, path, branch);
+  // A whole-mount search where nothing changed since a pass kept its record: the store's
+  // tree and that record say what the pass would ("A quiet sync" in the README).
+  const whole = scope.kind === 'directory' && scope.path === '';
+  if (whole) {
+    const quiet = quietPlan(ctx, branch);
+    if (quiet !== undefined) return quiet;
+    beforeQuietPass(ctx);
+  }
   const passing = () => ctx.pass(scope, { unchangedByCount: true, listUnchanged: true });
   // A one-shot grep's peak is its pass: a walk's Worker would add its heap to it (the host
   // README, "A walk's Worker on two cores"), so this walk keeps to one thread.
-  const result = await (ctx.oneShot ? ctx.walkingAlone(passing) : passing());
-  if (result.kind === 'gave-up') return fromStore();
-  const reported: SearchItem[] = [];
-  for (const r of result.paths) {
-    if (!showsFile(r.state)) continue;
-    const side = r.conflict?.diskSide;
-    const conflict = side?.kind === 'stored' && side.hash !== r.workspace?.hash ? { hash: side.hash, size: side.size } : undefined;
-    if (r.workspace) {
-      reported.push({ path: r.path, source: 'workspace', hash: r.workspace.hash, size: r.workspace.size, ...(conflict ? { conflict } : {}) });
-    } else if (r.state === 'disk-only' && r.disk.kind === 'opaque') {
-      reported.push({ path: r.path, source: r.disk.why === 'too-large' ? 'large' : 'disk' });
-    }
+  let result: Awaited<ReturnType<typeof passing>>;
+  try {
+    result = await (ctx.oneShot ? ctx.walkingAlone(passing) : passing());
+  } catch (err) {
+    if (whole) ctx.quietDisk?.quietStats(); // the walk kept is let go
+    throw err;
   }
+  if (result.kind === 'gave-up') {
+    if (whole) ctx.quietDisk?.quietStats();
+    return fromStore();
+  }
+  const quietPass = whole ? quietPassOf(ctx, result) : null;
+  const reported = reportedItems(result.paths);
   const unchanged: SearchItem[] = [];
   for (const s of result.unchangedRecords ?? []) {
     if (s.tree !== null) unchanged.push({ path: s.path, source: 'workspace', hash: s.tree.hash, size: s.tree.size });
@@ -123,6 +118,8 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   // A one-shot grep's pass leaves tens of MiB of garbage; collected before the search (and
   // its Workers) makes more, the search reuses the room instead of adding to it.
   if (ctx.oneShot) Bun.gc(true);
+  if (whole && after !== undefined) after.keep = quietKeeping(ctx, quietPass, null) ?? undefined;
+  else if (whole) keepQuiet(ctx, quietPass, null);
   return plan;
 }
 

@@ -9,7 +9,7 @@
  */
 import { keptDraftsNote, type Refusal, type Report, type Work } from '@ws/tools';
 import { type StoreMountContext, reconcileWork, scopeOf } from './context.ts';
-import { beforeQuietPass, keepQuietReport, quietReport } from './quiet.ts';
+import { beforeQuietPass, keepQuiet, quietPassOf, quietReport } from './quiet.ts';
 import { passSummary, rootAdvice, toolPath } from './reports.ts';
 
 /** Syncs `path` (contained already; undefined or `''`: the whole mount), under the lock. */
@@ -62,7 +62,7 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
     ...rootAdvice(ctx, result.rootProblem),
     ...(result.incomplete ? { incomplete: result.incomplete } : {}),
   };
-  if (quiet) keepQuietReport(ctx, result, report);
+  if (quiet) keepQuiet(ctx, quietPassOf(ctx, result), report);
   return { ok: true, report };
 }
 
