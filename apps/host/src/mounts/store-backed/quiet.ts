@@ -1,15 +1,16 @@
 /**
- * A quiet sync (the host README, "A quiet sync"): a whole-mount sync that finds nothing
- * changed answers with the report of the last one, kept in the store beside the stats of
- * every directory and file that sync's walk saw — checked with one stat each, where a pass
- * lists every directory and reads every stored record. The one rule: a kept report is
- * given only where it is the report a pass would give now — nothing a pass reads in the
- * store written since (the store's count of changes is the record's), the same config
- * and rules, and every directory, ignore file and file stat'd as that walk saw it (so no
- * name was added or removed, and no file's bytes changed, by the rule fingerprints keep).
- * A report is kept only from a pass that wrote nothing and whose answer time cannot change:
- * no path taken in, given up or unverified, no racy fingerprint, no temporary file met,
- * every path it decided a file the walk found.
+ * Quiet records (the host README, "A quiet sync"): a whole-mount sync that finds nothing
+ * changed answers with the report of the last one, and a whole-mount grep plans its files
+ * from the store's tree and the record, both without a pass — the record kept in the store
+ * beside the stats of every directory and file that pass's walk saw, and checked with one
+ * stat each, where a pass lists every directory and reads every stored record. The one
+ * rule: a record is used only where it says what a pass would now — nothing a pass reads
+ * in the store written since (the store's count of changes is the record's), the same
+ * config (but how the mount is watched), and every directory, ignore file and file stat'd
+ * as that walk saw it (so no name was added or removed, and no file's bytes changed, by
+ * the rule fingerprints keep). A record is kept only from a pass that wrote nothing and
+ * whose answer time cannot change: nothing unverified, no racy fingerprint, no temporary
+ * file met, and no stored path looked at by name beyond the walk.
  */
 import { type PassDone, showsFile } from '@ws/reconcile';
 import type { Report } from '@ws/tools';

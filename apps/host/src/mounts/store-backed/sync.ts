@@ -41,6 +41,8 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
     if (quiet) ctx.quietDisk?.quietStats(); // the walk kept is let go
     return { ok: false, message: ctx.words.gaveUp(result.reason) };
   }
+  // Taken at once: the store's count as the pass read it, before anything else reads the store.
+  const quietPass = quiet ? quietPassOf(ctx, result) : null;
   const summary = passSummary(ctx, result);
   const gaveUp = [];
   const kept: string[] = [];
@@ -62,7 +64,7 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
     ...rootAdvice(ctx, result.rootProblem),
     ...(result.incomplete ? { incomplete: result.incomplete } : {}),
   };
-  if (quiet) keepQuiet(ctx, quietPassOf(ctx, result), report);
+  if (quiet) keepQuiet(ctx, quietPass, report);
   return { ok: true, report };
 }
 
