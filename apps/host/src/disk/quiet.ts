@@ -32,12 +32,10 @@ export interface WalkSeen {
  */
 export function decidedOnWalk(seen: WalkSeen, reported: readonly string[], counted: number): boolean {
   const named = new Set(reported);
-  let walkedReported = 0;
-  for (const f of seen.files) if (named.has(f.path)) walkedReported++;
-  if (counted + walkedReported !== seen.files.length) return false;
-  if (walkedReported === named.size) return true;
   const walked = new Set<string>();
   for (const f of seen.files) if (named.has(f.path)) walked.add(f.path);
+  if (counted + walked.size !== seen.files.length) return false;
+  if (walked.size === named.size) return true;
   const passed = new Set(seen.passedOver.map((p) => p.path));
   for (const path of named) {
     if (walked.has(path)) continue;

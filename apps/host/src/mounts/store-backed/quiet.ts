@@ -12,7 +12,7 @@
  * whose answer time cannot change: nothing unverified, no racy fingerprint, no temporary
  * file met, and no stored path looked at by name beyond the walk.
  */
-import { type PassDone, showsFile } from '@ws/reconcile';
+import { type PassDone, type PassResult, showsFile } from '@ws/reconcile';
 import type { Report } from '@ws/tools';
 import type { QuietRecord, QuietRecords } from '../../store/store.ts';
 import type { StoreMountContext } from './context.ts';
@@ -74,12 +74,23 @@ export function quietReport(ctx: StoreMountContext, branch: string): Report | un
 }
 
 /**
- * Before a whole-mount pass whose report may be kept: the disk keeps its walk. Not for a
- * mount's first sync (the store holds no evidence of it yet), which writes every path: its
- * walk is let go as the pass goes, as before (a first sync's peak memory is a target).
+ * Runs a pass whose record may be kept (`quiet`: a whole-mount pass), the disk keeping its
+ * walk for the record's stats, and letting it go where the pass fails or gives up. Not for
+ * a mount's first sync (the store holds no evidence of it yet), which writes every path:
+ * its walk is let go as the pass goes, as before (a first sync's peak memory is a target).
  */
-export function beforeQuietPass(ctx: StoreMountContext): void {
+export async function passKeepingWalk(ctx: StoreMountContext, quiet: boolean, pass: () => Promise<PassResult>): Promise<PassResult> {
+  if (!quiet) return pass();
   if (ctx.store.quiet?.synced(ctx.config.name) === true) ctx.quietDisk?.keepWholeWalks();
+  let result: PassResult;
+  try {
+    result = await pass();
+  } catch (err) {
+    ctx.quietDisk?.quietStats(); // the walk kept is let go
+    throw err;
+  }
+  if (result.kind === 'gave-up') ctx.quietDisk?.quietStats();
+  return result;
 }
 
 /** What a pass leaves for its record to be kept (see {@link quietPassOf}): a few paths and numbers, not the pass. */
@@ -125,15 +136,9 @@ export function quietPassOf(ctx: StoreMountContext, result: PassDone): QuietPass
 /**
  * Keeps the record of a pass `quietPassOf` let through — with `report` where it was a
  * sync's (null: a search's) — where the walk it decided on can vouch for it (the stats,
- * `disk/quiet.ts`) and the store's count has not moved since.
- */
-export function keepQuiet(ctx: StoreMountContext, pass: QuietPass | null, report: Report | null): void {
-  quietKeeping(ctx, pass, report)?.();
-}
-
-/**
- * {@link keepQuiet} in two steps: the stats made now (the disk lets its walk go), the
- * record kept when the returned function is called (null: nothing to keep). A search
+ * `disk/quiet.ts`) and the store's count has not moved since; in two steps: the stats
+ * made now (the disk lets its walk go), the record kept when the returned function is
+ * called (null: nothing to keep). A search
  * makes the stats after its pass's garbage is collected, in the room that freed, and
  * keeps the record only once it has read every file it planned: a store a search finds
  * damaged is refused from then on, and is left as it was.

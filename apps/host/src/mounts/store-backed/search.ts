@@ -12,7 +12,7 @@ import type { SearchFile, SearchQuery } from '@ws/tools';
 import { ahead as aheadOf, batches, type Counted, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
-import { beforeQuietPass, keepQuiet, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
+import { passKeepingWalk, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
 
 export type { SearchItem } from './search-items.ts';
@@ -64,9 +64,9 @@ function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
  * a pass over the path, or — `settled`: the mount's watcher keeps the store current — from
  * the records alone, or from a quiet record (the README, "A quiet sync"). Where a pass of
  * the whole mount may keep its record, `after.keep` is set: the caller keeps it once the
- * search has read every file (see `quietKeeping`); without `after`, it is kept at once.
+ * search has read every file (see `quietKeeping`).
  */
-export async function searchPlan(ctx: StoreMountContext, path: string, settled = false, after?: { keep?: () => void }): Promise<SearchItem[]> {
+export async function searchPlan(ctx: StoreMountContext, path: string, settled: boolean, after: { keep?: () => void }): Promise<SearchItem[]> {
   const { store, config } = ctx;
   const branch = store.selectedBranch();
   if (settled && ctx.checksDisk) {
@@ -87,22 +87,12 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   if (whole) {
     const quiet = quietPlan(ctx, branch);
     if (quiet !== undefined) return quiet;
-    beforeQuietPass(ctx);
   }
   const passing = () => ctx.pass(scope, { unchangedByCount: true, listUnchanged: true });
   // A one-shot grep's peak is its pass: a walk's Worker would add its heap to it (the host
   // README, "A walk's Worker on two cores"), so this walk keeps to one thread.
-  let result: Awaited<ReturnType<typeof passing>>;
-  try {
-    result = await (ctx.oneShot ? ctx.walkingAlone(passing) : passing());
-  } catch (err) {
-    if (whole) ctx.quietDisk?.quietStats(); // the walk kept is let go
-    throw err;
-  }
-  if (result.kind === 'gave-up') {
-    if (whole) ctx.quietDisk?.quietStats();
-    return fromStore();
-  }
+  const result = await passKeepingWalk(ctx, whole, () => (ctx.oneShot ? ctx.walkingAlone(passing) : passing()));
+  if (result.kind === 'gave-up') return fromStore();
   const quietPass = whole ? quietPassOf(ctx, result) : null;
   const reported = reportedItems(result.paths);
   const unchanged: SearchItem[] = [];
@@ -118,8 +108,7 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled =
   // A one-shot grep's pass leaves tens of MiB of garbage; collected before the search (and
   // its Workers) makes more, the search reuses the room instead of adding to it.
   if (ctx.oneShot) Bun.gc(true);
-  if (whole && after !== undefined) after.keep = quietKeeping(ctx, quietPass, null) ?? undefined;
-  else if (whole) keepQuiet(ctx, quietPass, null);
+  if (whole) after.keep = quietKeeping(ctx, quietPass, null) ?? undefined;
   return plan;
 }
 

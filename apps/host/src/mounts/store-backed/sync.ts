@@ -9,7 +9,7 @@
  */
 import { keptDraftsNote, type Refusal, type Report, type Work } from '@ws/tools';
 import { type StoreMountContext, reconcileWork, scopeOf } from './context.ts';
-import { beforeQuietPass, keepQuiet, quietPassOf, quietReport } from './quiet.ts';
+import { passKeepingWalk, quietKeeping, quietPassOf, quietReport } from './quiet.ts';
 import { passSummary, rootAdvice, toolPath } from './reports.ts';
 
 /** Syncs `path` (contained already; undefined or `''`: the whole mount), under the lock. */
@@ -27,20 +27,10 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
   if (quiet) {
     const kept = quietReport(ctx, branch);
     if (kept !== undefined) return { ok: true, report: kept };
-    beforeQuietPass(ctx);
   }
   // The report names only what changed: unchanged paths are counted, not decided one by one.
-  let result: Awaited<ReturnType<typeof ctx.pass>>;
-  try {
-    result = await ctx.pass(scope, { ...options, unchangedByCount: true, ...reconcileWork(work) });
-  } catch (err) {
-    if (quiet) ctx.quietDisk?.quietStats(); // the walk kept is let go
-    throw err;
-  }
-  if (result.kind === 'gave-up') {
-    if (quiet) ctx.quietDisk?.quietStats(); // the walk kept is let go
-    return { ok: false, message: ctx.words.gaveUp(result.reason) };
-  }
+  const result = await passKeepingWalk(ctx, quiet, () => ctx.pass(scope, { ...options, unchangedByCount: true, ...reconcileWork(work) }));
+  if (result.kind === 'gave-up') return { ok: false, message: ctx.words.gaveUp(result.reason) };
   // Taken at once: the store's count as the pass read it, before anything else reads the store.
   const quietPass = quiet ? quietPassOf(ctx, result) : null;
   const summary = passSummary(ctx, result);
@@ -64,7 +54,7 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
     ...rootAdvice(ctx, result.rootProblem),
     ...(result.incomplete ? { incomplete: result.incomplete } : {}),
   };
-  if (quiet) keepQuiet(ctx, quietPass, report);
+  if (quiet) quietKeeping(ctx, quietPass, report)?.();
   return { ok: true, report };
 }
 
