@@ -12,11 +12,9 @@ import { describe, expect, test } from 'bun:test';
 import { chmodSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
-import { handleToolCall, type Report, type SearchFile } from '@ws/tools';
+import { handleToolCall, type Report } from '@ws/tools';
 import { sha256 } from '../src/host.ts';
-import { stillQuiet, stillQuietSoon } from '../src/disk/quiet.ts';
 import { quietAnswers } from '../src/mounts/store-backed/quiet.ts';
-import { searchWhileSweeping } from '../src/mounts/store-backed/search.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 import { openTestHost, testConfig, writeFiles } from './host-fixtures.ts';
@@ -321,7 +319,7 @@ describe('a whole-mount grep where nothing changed', () => {
     expect(after.answer).toContain('a.txt');
   });
 
-  test('gives only what the pass plans where the record no longer holds, nothing it read ahead meanwhile', async () => {
+  test('gives only what a pass plans where the record no longer holds, not the stored text', async () => {
     const m = await keptQuiet();
     expect((await grep(m, 'one')).quiet).toBe(true);
     // The same size and mtime: only its ctime (and its bytes) say it changed; the store's blob still holds "one".
@@ -333,7 +331,7 @@ describe('a whole-mount grep where nothing changed', () => {
     const before = quietAnswers.count;
     const after = await lines();
     expect(quietAnswers.count).toBe(before);
-    // a.txt once, as disk holds it now; the blob read ahead ("one") is not given too.
+    // a.txt once, as disk holds it now; the stored blob ("one") is not given too.
     const results = (JSON.parse(after) as { data: { results: { path: string; matches: { text: string }[] }[] } }).data.results;
     expect(results.filter((r) => r.path === 'work/a.txt').map((r) => r.matches.map((x) => x.text))).toEqual([['uno']]);
     expect(results.map((r) => r.path)).toEqual(['work/a.txt', 'work/crlf.txt']);
@@ -399,7 +397,7 @@ describe('a quiet answer is the pass’s answer', () => {
       } else {
         const before = quietAnswers.count;
         const g = JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern: 'step|draft|one', output: 'count' } }));
-        // Quiet or not (a record whose stats no longer held: what its search read ahead is dropped), the answer is a pass's.
+        // Quiet or not (a record whose stats no longer held sends the grep through a pass), the answer is a pass's.
         if (quietAnswers.count > before) quietSeen++;
         invalidate();
         const pass = JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern: 'step|draft|one', output: 'count' } }));
@@ -409,98 +407,4 @@ describe('a quiet answer is the pass’s answer', () => {
     // The walk of steps answered quietly some of the time (or the test would test nothing).
     expect({ seed, quietSeen: quietSeen > 0 }).toEqual({ seed, quietSeen: true });
   }, 60_000);
-});
-
-describe('a search read ahead while its sweep goes on', () => {
-  /** Files as a search gives them: `n` of `size` bytes each, counting how many were taken and whether it was ended. */
-  const source = (n: number, size: number) => {
-    const seen = { taken: 0, ended: false };
-    async function* files(): AsyncGenerator<SearchFile> {
-      try {
-        for (let i = 0; i < n; i++) {
-          seen.taken++;
-          await Bun.sleep(0);
-          yield size > 0 ? { path: `f${i}`, bytes: new Uint8Array(size) } : { path: `f${i}`, noMatch: true, size: 1 };
-        }
-      } finally {
-        seen.ended = true;
-      }
-    }
-    return { files: files(), seen };
-  };
-  const drain = async (gen: AsyncGenerator<SearchFile, boolean>) => {
-    const given: string[] = [];
-    for (;;) {
-      const next = await gen.next();
-      if (next.done === true) return { given, quiet: next.value };
-      given.push(next.value.path);
-    }
-  };
-
-  test('gives every file in order once the sweep says the tree held, and none where it did not', async () => {
-    const held = source(50, 10);
-    const quiet = await drain(searchWhileSweeping(held.files, async () => (await Bun.sleep(5), true)));
-    expect(quiet).toEqual({ given: Array.from({ length: 50 }, (_, i) => `f${i}`), quiet: true });
-    expect(held.seen).toEqual({ taken: 50, ended: true });
-
-    const changed = source(50, 10);
-    expect(await drain(searchWhileSweeping(changed.files, async () => (await Bun.sleep(5), false)))).toEqual({ given: [], quiet: false });
-    // The search was ended (its finally ran: it lets the store's file go).
-    expect(changed.seen.ended).toBe(true);
-
-    const failed = source(5, 10);
-    expect(await drain(searchWhileSweeping(failed.files, () => Promise.reject(new Error('no'))))).toEqual({ given: [], quiet: false });
-    expect(failed.seen.ended).toBe(true);
-  });
-
-  test('holds at most its bound of bytes while the sweep goes on, then reads on', async () => {
-    const big = source(40, 1 << 20);
-    let sweepDone: (quiet: boolean) => void = () => {};
-    const gen = searchWhileSweeping(big.files, () => new Promise<boolean>((done) => (sweepDone = done)), 8 << 20);
-    const first = gen.next();
-    await Bun.sleep(50);
-    // Eight files of 1 MiB make the bound: no ninth is read before the sweep answers.
-    expect(big.seen.taken).toBe(8);
-    sweepDone(true);
-    expect((await first).value).toMatchObject({ path: 'f0' });
-    const rest = await drain(gen);
-    expect(rest).toEqual({ given: Array.from({ length: 39 }, (_, i) => `f${i + 1}`), quiet: true });
-    // Files with no match hold no bytes: all are read ahead while the sweep goes on.
-    const small = source(300, 0);
-    let smallDone: (quiet: boolean) => void = () => {};
-    const g2 = searchWhileSweeping(small.files, () => new Promise<boolean>((done) => (smallDone = done)));
-    const firstSmall = g2.next();
-    await Bun.sleep(100);
-    expect(small.seen.taken).toBe(300);
-    smallDone(true);
-    await firstSmall;
-    expect((await drain(g2)).given.length).toBe(299);
-  });
-
-  test("the sweep lets the event loop turn between its slices, and answers as the whole sweep does", async () => {
-    const m = await keptQuiet();
-    const db = new Database(m.config.storePath);
-    const row = db.query('SELECT stats FROM quiet').get() as { stats: Uint8Array };
-    db.close();
-    const stats = Bun.zstdDecompressSync(row.stats);
-    const turns = async (sweep: () => Promise<boolean>) => {
-      let turned = 0;
-      const tick = () => {
-        turned++;
-        if (turned < 1000) setImmediate(tick);
-      };
-      setImmediate(tick);
-      const at = turned;
-      const quiet = await sweep();
-      return { quiet, turned: turned - at };
-    };
-    const sliced = await turns(() => stillQuietSoon(m.root, stats, 1));
-    expect(sliced.quiet).toBe(true);
-    expect(stillQuiet(m.root, stats)).toBe(true);
-    // One entry a slice, over more than ten entries: the loop turned between them.
-    expect(sliced.turned).toBeGreaterThan(5);
-    writeFileSync(join(m.root, 'src/deep/new.ts'), 'new\n');
-    expect(await stillQuietSoon(m.root, stats, 1)).toBe(false);
-    expect(stillQuiet(m.root, stats)).toBe(false);
-  });
 });

@@ -18,7 +18,7 @@ import { describeFsError, diskWords } from './sentences.ts';
 import { newTally, sweepTree, visitTree } from './walk.ts';
 import { belowFtlNow } from './one-shot.ts';
 import { walkInParallel, walkWorkers } from './walk-parallel.ts';
-import { decidedOnWalk, quietStats, stillQuiet, stillQuietSoon, type WalkSeen } from './quiet.ts';
+import { decidedOnWalk, quietStats, stillQuiet, type WalkSeen } from './quiet.ts';
 
 /** What a disk port needs to know about its mount. */
 export interface DiskOptions {
@@ -149,8 +149,6 @@ export interface HostDisk extends DiskPort {
   quietStats(decided?: { readonly reported: readonly string[]; readonly counted: number }): Uint8Array | null;
   /** True where every entry of `stats` (from {@link quietStats}) stats as it did: the tree is as that walk saw it. */
   stillQuiet(stats: Uint8Array): boolean;
-  /** {@link stillQuiet}, the event loop turning now and then while it stats (so a search may read ahead meanwhile). */
-  stillQuietSoon(stats: Uint8Array): Promise<boolean>;
 }
 
 /** A walk's answer where only the names were wanted ({@link HostDisk.walkNames}). */
@@ -1386,6 +1384,5 @@ export function diskPort(options: DiskOptions): HostDisk {
       return quietStats(options.root, last.seen, last.startedMs, disk.time.granularityMs, options.rules.spec?.ignoreFilesRoot !== undefined);
     },
     stillQuiet: (stats) => !options.followSymlinks && stillQuiet(options.root, stats),
-    stillQuietSoon: async (stats) => !options.followSymlinks && stillQuietSoon(options.root, stats),
   };
 }

@@ -255,46 +255,8 @@ function fingerprintStat(fp: string, out: Float64Array): boolean {
 
 /** True where every entry of `packed` (from {@link quietStats}) stats under `root` as it did. */
 export function stillQuiet(root: string, packed: Uint8Array): boolean {
-  const sweep = quietSweep(root, packed);
-  try {
-    return sweep.step(Number.POSITIVE_INFINITY) as boolean;
-  } finally {
-    sweep.close();
-  }
-}
-
-/**
- * {@link stillQuiet} a slice at a time, the event loop turning between slices (a slice is
- * {@link SWEEP_SLICE} stats, some 3 ms): a search planned from the record reads ahead in
- * its Workers while this checks the tree, instead of waiting for the whole sweep first.
- */
-export async function stillQuietSoon(root: string, packed: Uint8Array, slice = SWEEP_SLICE): Promise<boolean> {
-  const sweep = quietSweep(root, packed);
-  try {
-    for (;;) {
-      const quiet = sweep.step(slice);
-      if (quiet !== undefined) return quiet;
-      await new Promise<void>((turn) => setImmediate(turn));
-    }
-  } finally {
-    sweep.close();
-  }
-}
-
-/** How many entries {@link stillQuietSoon} stats before it lets the event loop turn. */
-export const SWEEP_SLICE = 1024;
-
-/** A sweep begun: `step` stats up to `limit` more entries (true: all as they were; false: one is not; undefined: more to stat). */
-interface QuietSweep {
-  step(limit: number): boolean | undefined;
-  close(): void;
-}
-
-const SWEPT: QuietSweep = { step: () => false, close: () => {} };
-
-function quietSweep(root: string, packed: Uint8Array): QuietSweep {
   const c = libc;
-  if (c === null || packed.length < 4 * HEAD) return SWEPT;
+  if (c === null || packed.length < 4 * HEAD) return false;
   // Word-aligned, over an ArrayBuffer whose bytes never move under a pointer: as unpacked where it is that already.
   let body = packed;
   if (packed.byteOffset % 4 !== 0 || packed.byteLength < 4096) {
@@ -303,66 +265,47 @@ function quietSweep(root: string, packed: Uint8Array): QuietSweep {
   }
   const words = new Uint32Array(body.buffer, body.byteOffset, Math.floor(body.length / 4));
   const n = words[1];
-  if (words[0] !== MAGIC || 4 * (HEAD + ENTRY * n) > body.length) return SWEPT;
+  if (words[0] !== MAGIC || 4 * (HEAD + ENTRY * n) > body.length) return false;
   const rootFd = openRootFd(root);
-  if (rootFd === null) return SWEPT;
+  if (rootFd === null) return false;
   const out = new Uint32Array(new ArrayBuffer(160));
   const name = new Uint8Array(new ArrayBuffer(PATH_MAX + 1));
   const stat = statter(rootFd, ptr(name), out);
   const [dev0, dev1, ino0, ino1, size0, size1, ms0, ms1, mn, cs0, cs1, cn, mode] = statWords(c.modeAt);
-  let open = true;
-  let i = 0;
-  let length = 0;
-  let answer: boolean | undefined;
-  const entry = (): boolean => {
-    const w = HEAD + ENTRY * i;
-    // The path: the bytes it shares with the one before, then its own.
-    const start = words[w];
-    const shape = words[w + 1];
-    const keep = (shape >>> 2) & 0x3fff;
-    const tail = shape >>> 16;
-    if (keep > length || keep + tail > PATH_MAX || start + tail > body.length) return false;
-    for (let k = 0; k < tail; k++) name[keep + k] = body[start + k];
-    length = keep + tail;
-    name[length] = 0;
-    if (!stat(0)) return false;
-    // A file's device is not kept; a directory's and an ignore file's are.
-    if ((shape & 3) !== FILE && (out[dev0] !== words[w + 2] || out[dev1] !== words[w + 3])) return false;
-    return (
-      out[ino0] === words[w + 4] &&
-      out[ino1] === words[w + 5] &&
-      out[size0] === words[w + 6] &&
-      out[size1] === words[w + 7] &&
-      out[ms0] === words[w + 8] &&
-      out[ms1] === words[w + 9] &&
-      out[mn] === words[w + 10] &&
-      out[cs0] === words[w + 11] &&
-      out[cs1] === words[w + 12] &&
-      out[cn] === words[w + 13] &&
-      out[mode] === words[w + 14]
-    );
-  };
-  const close = () => {
-    if (!open) return;
-    open = false;
-    c.close(rootFd);
-  };
-  return {
-    step(limit) {
-      if (answer !== undefined) return answer;
-      const end = Math.min(n, i + limit);
-      for (; i < end; i++) {
-        if (!entry()) {
-          answer = false;
-          close();
-          return answer;
-        }
+  try {
+    let length = 0;
+    for (let i = 0; i < n; i++) {
+      const w = HEAD + ENTRY * i;
+      // The path: the bytes it shares with the one before, then its own.
+      const start = words[w];
+      const shape = words[w + 1];
+      const keep = (shape >>> 2) & 0x3fff;
+      const tail = shape >>> 16;
+      if (keep > length || keep + tail > PATH_MAX || start + tail > body.length) return false;
+      for (let k = 0; k < tail; k++) name[keep + k] = body[start + k];
+      length = keep + tail;
+      name[length] = 0;
+      if (!stat(0)) return false;
+      // A file's device is not kept; a directory's and an ignore file's are.
+      if ((shape & 3) !== FILE && (out[dev0] !== words[w + 2] || out[dev1] !== words[w + 3])) return false;
+      if (
+        out[ino0] !== words[w + 4] ||
+        out[ino1] !== words[w + 5] ||
+        out[size0] !== words[w + 6] ||
+        out[size1] !== words[w + 7] ||
+        out[ms0] !== words[w + 8] ||
+        out[ms1] !== words[w + 9] ||
+        out[mn] !== words[w + 10] ||
+        out[cs0] !== words[w + 11] ||
+        out[cs1] !== words[w + 12] ||
+        out[cn] !== words[w + 13] ||
+        out[mode] !== words[w + 14]
+      ) {
+        return false;
       }
-      if (i < n) return undefined;
-      answer = true;
-      close();
-      return answer;
-    },
-    close,
-  };
+    }
+    return true;
+  } finally {
+    c.close(rootFd);
+  }
 }

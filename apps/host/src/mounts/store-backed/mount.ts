@@ -27,7 +27,7 @@ import { listPath } from './list.ts';
 import { materializePath } from './materialize.ts';
 import { readPath } from './read.ts';
 import { type ReviewVerbs, reviewVerbs, withReviewNotes } from './review.ts';
-import { type SearchPlan, searchBytes, searchPlan, searchWhileSweeping } from './search.ts';
+import { searchBytes, searchPlan } from './search.ts';
 import { mountStatus } from './status.ts';
 import { guarded } from './failures.ts';
 import { acceptRoot, syncPath } from './sync.ts';
@@ -172,15 +172,8 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       // A watched mount's changes are passed over before the lock is taken (the watcher's passes take it).
       const settled = ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
       const after: { keep?: () => void } = {};
-      const planning = (quiet: boolean) =>
-        guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled, after, quiet)), (message): SearchPlan => ({ plan: [{ path, source: 'skip', reason: message }] }));
-      let planned = await planning(true);
-      // Planned from a quiet record: searched while its stats are checked, and planned again by a pass where they do not hold.
-      if (planned.swept !== undefined) {
-        if (yield* searchWhileSweeping(searchBytes(ctx, planned.plan, query), planned.swept)) return;
-        planned = await planning(false);
-      }
-      yield* searchBytes(ctx, planned.plan, query);
+      const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled, after)), (message) => [{ path, source: 'skip' as const, reason: message }]);
+      yield* searchBytes(ctx, plan, query);
       // Every file planned was read: a pass that changed nothing keeps its record now.
       after.keep?.();
     },

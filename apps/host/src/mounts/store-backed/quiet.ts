@@ -26,7 +26,6 @@ export interface QuietDisk {
   keepWholeWalks(): void;
   quietStats(decided?: { readonly reported: readonly string[]; readonly counted: number }): Uint8Array | null;
   stillQuiet(stats: Uint8Array): boolean;
-  stillQuietSoon(stats: Uint8Array): Promise<boolean>;
 }
 
 /** Reasons a walk passes over a name that time alone can change: a report that counts one is not kept. */
@@ -43,27 +42,17 @@ function keyOf(ctx: StoreMountContext): string {
   return JSON.stringify([QUIET_FORMAT, config]);
 }
 
-/** The record of `mount` on `branch` with its stats unpacked, where its count and key are still the store's and the config's (its stats not yet checked). */
-function keptRecord(ctx: StoreMountContext, branch: string): { readonly record: QuietRecord; readonly stats: Uint8Array; readonly disk: QuietDisk } | undefined {
+/** The record of `mount` on `branch`, where it still holds: the count, the key and every stat as they were. */
+function stillKept(ctx: StoreMountContext, branch: string): QuietRecord | undefined {
   const records = ctx.store.quiet;
   const disk = ctx.quietDisk;
   if (records === undefined || disk === undefined) return undefined;
   try {
     const kept = records.get(ctx.config.name, branch);
     if (kept === null || kept.key !== keyOf(ctx)) return undefined;
-    return { record: kept, stats: Bun.zstdDecompressSync(kept.stats), disk };
+    return disk.stillQuiet(Bun.zstdDecompressSync(kept.stats)) ? kept : undefined;
   } catch {
     // A record that cannot be read is no record: the pass answers.
-    return undefined;
-  }
-}
-
-/** The record of `mount` on `branch`, where it still holds: the count, the key and every stat as they were. */
-function stillKept(ctx: StoreMountContext, branch: string): QuietRecord | undefined {
-  const kept = keptRecord(ctx, branch);
-  try {
-    return kept !== undefined && kept.disk.stillQuiet(kept.stats) ? kept.record : undefined;
-  } catch {
     return undefined;
   }
 }
@@ -186,17 +175,12 @@ function planBeside(result: PassDone): string {
   return JSON.stringify(reportedItems(result.paths).filter((item) => item.source !== 'workspace' || item.conflict !== undefined));
 }
 
-/**
- * The files a search of the whole mount looks at, where a kept record's count and key
- * still hold, with `swept`: whether its stats do too (the tree is as its pass saw it), checked
- * a slice at a time so that the search may read ahead meanwhile; its answers are given
- * only where `swept` says true (`searchWhileSweeping`). Else undefined: a pass plans.
- */
-export function quietPlan(ctx: StoreMountContext, branch: string): { readonly plan: SearchItem[]; readonly swept: () => Promise<boolean> } | undefined {
-  const kept = keptRecord(ctx, branch);
-  if (kept === undefined || kept.record.plan === '') return undefined;
+/** The files a search of the whole mount looks at, where a kept record says nothing changed since its pass; else undefined. */
+export function quietPlan(ctx: StoreMountContext, branch: string): SearchItem[] | undefined {
+  const kept = stillKept(ctx, branch);
+  if (kept === undefined || kept.plan === '') return undefined;
   try {
-    const beside = new Map((JSON.parse(kept.record.plan) as SearchItem[]).map((item) => [item.path, item] as const));
+    const beside = new Map((JSON.parse(kept.plan) as SearchItem[]).map((item) => [item.path, item] as const));
     const plan: SearchItem[] = (ctx.store.quiet as QuietRecords).workspaceFiles(ctx.config.name, branch);
     if (beside.size > 0) {
       for (let i = 0; i < plan.length; i++) {
@@ -207,14 +191,10 @@ export function quietPlan(ctx: StoreMountContext, branch: string): { readonly pl
       }
       for (const item of beside.values()) plan.push(item); // disk-only files
     }
-    const swept = async () => {
-      if (!(await kept.disk.stillQuietSoon(kept.stats).catch(() => false))) return false;
-      // As a whole pass would: with its watcher's passes from here, the store holds what disk does.
-      if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
-      quietAnswers.count++;
-      return true;
-    };
-    return { plan: sortedIfNeeded(plan), swept };
+    // As a whole pass would: with its watcher's passes from here, the store holds what disk does.
+    if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
+    quietAnswers.count++;
+    return sortedIfNeeded(plan);
   } catch {
     return undefined;
   }

@@ -66,17 +66,16 @@ function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
  * the whole mount may keep its record, `after.keep` is set: the caller keeps it once the
  * search has read every file (see `quietKeeping`).
  */
-export async function searchPlan(ctx: StoreMountContext, path: string, settled: boolean, after: { keep?: () => void }, quiet = true): Promise<SearchPlan> {
+export async function searchPlan(ctx: StoreMountContext, path: string, settled: boolean, after: { keep?: () => void }): Promise<SearchItem[]> {
   const { store, config } = ctx;
   const branch = store.selectedBranch();
   if (settled && ctx.checksDisk) {
     const scope = await scopeOf(ctx, path, branch);
     const fromRecords = scope.kind === 'directory' ? planFromRecords(ctx, branch, scope.path) : undefined;
-    if (fromRecords !== undefined) return { plan: fromRecords };
+    if (fromRecords !== undefined) return fromRecords;
   }
-  const fromStore = () => ({
-    plan: store.treeFiles(branch, config.name, path).map((f): SearchItem => ({ path: f.path, source: 'workspace', hash: f.entry.hash, size: f.entry.size })),
-  });
+  const fromStore = () =>
+    store.treeFiles(branch, config.name, path).map((f): SearchItem => ({ path: f.path, source: 'workspace', hash: f.entry.hash, size: f.entry.size }));
   if (!ctx.checksDisk) return fromStore();
   // The files nothing moved for come as their records, not as reports: a whole tree's
   // reports (and the views and decisions behind them) were some 15 MiB of a one-shot
@@ -85,9 +84,9 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled: 
   // A whole-mount search where nothing changed since a pass kept its record: the store's
   // tree and that record say what the pass would ("A quiet sync" in the README).
   const whole = scope.kind === 'directory' && scope.path === '';
-  if (whole && quiet) {
-    const planned = quietPlan(ctx, branch);
-    if (planned !== undefined) return planned;
+  if (whole) {
+    const quiet = quietPlan(ctx, branch);
+    if (quiet !== undefined) return quiet;
   }
   const passing = () => ctx.pass(scope, { unchangedByCount: true, listUnchanged: true });
   // A one-shot grep's peak is its pass: a walk's Worker would add its heap to it (the host
@@ -110,75 +109,7 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled: 
   // its Workers) makes more, the search reuses the room instead of adding to it.
   if (ctx.oneShot) Bun.gc(true);
   if (whole) after.keep = quietKeeping(ctx, quietPass, null) ?? undefined;
-  return { plan };
-}
-
-/**
- * What a search looks at: the files, and — where a quiet record planned them — `swept`,
- * whether the tree is still as the record's pass saw it (`quietPlan`), which the search's
- * answers wait for (`searchWhileSweeping`).
- */
-export interface SearchPlan {
-  readonly plan: SearchItem[];
-  readonly swept?: () => Promise<boolean>;
-}
-
-/**
- * How many bytes of files a search planned from a quiet record holds while its sweep goes
- * on (the files with no match it holds are a few bytes each): past this, it waits for the
- * sweep before reading further.
- */
-export const HELD_WHILE_SWEEPING = 8 << 20;
-
-/**
- * A search planned from a quiet record, read ahead while `swept` checks the tree (on the
- * same thread, a slice of stats at a time, while grep's Workers read and search the
- * store's blobs): the files it found are given only once `swept` says true, in the
- * search's order; where it says false (or fails), none is, the search is ended, and false
- * is returned — the caller plans again with a pass. It holds at most about
- * {@link HELD_WHILE_SWEEPING} bytes of files while it waits.
- */
-export async function* searchWhileSweeping(files: AsyncIterable<SearchFile>, swept: () => Promise<boolean>, most = HELD_WHILE_SWEEPING): AsyncGenerator<SearchFile, boolean, undefined> {
-  const source = files[Symbol.asyncIterator]();
-  let verdict: boolean | undefined;
-  const sweeping = swept().then(
-    (quiet) => {
-      verdict = quiet;
-    },
-    () => {
-      verdict = false;
-    },
-  );
-  const held: SearchFile[] = [];
-  let bytes = 0;
-  let ended = false;
-  try {
-    while (verdict === undefined && bytes < most) {
-      const next = await source.next();
-      if (next.done === true) {
-        ended = true;
-        break;
-      }
-      held.push(next.value);
-      bytes += 'bytes' in next.value ? next.value.bytes.length : 0;
-    }
-    await sweeping;
-    if (verdict !== true) return false;
-    for (let i = 0; i < held.length; i++) {
-      const file = held[i];
-      held[i] = undefined as unknown as SearchFile; // given: its bytes are garbage once the search has passed them
-      yield file;
-    }
-    held.length = 0;
-    if (!ended) {
-      for (let next = await source.next(); next.done !== true; next = await source.next()) yield next.value;
-      ended = true;
-    }
-    return true;
-  } finally {
-    // Ended early (the tree changed, or the caller stopped): the search lets the store's file go.
-    if (!ended) await source.return?.(undefined);
-  }
+  return plan;
 }
 
 /**
