@@ -35,6 +35,13 @@ const FILES: Record<string, string | Uint8Array> = {
   'lib/gen/g.ts': 'generated\n',
 };
 
+/** Rewrites `path` with `text` and puts its mtime back: only its ctime (and its bytes, and its size where that differs) say it changed. */
+function rewriteKeepingMtime(path: string, text: string): void {
+  const st = statSync(path);
+  writeFileSync(path, text);
+  utimesSync(path, st.atime, st.mtime);
+}
+
 /** Past the timestamp granularity and the clock's slack: what was just made is no longer racy. */
 const settle = () => Bun.sleep(120);
 
@@ -96,12 +103,7 @@ describe('a quiet sync', () => {
   const changes: { name: string; change: (root: string) => void; seen: (r: Report) => boolean; never?: boolean }[] = [
     {
       name: 'a file rewritten in place, the same size, its mtime put back',
-      change: (root) => {
-        const p = join(root, 'a.txt');
-        const st = statSync(p);
-        writeFileSync(p, 'two\n');
-        utimesSync(p, st.atime, st.mtime);
-      },
+      change: (root) => rewriteKeepingMtime(join(root, 'a.txt'), 'two\n'),
       seen: (r) => JSON.stringify(r.tookIn).includes('a.txt'),
     },
     { name: 'a file appended to', change: (root) => writeFileSync(join(root, 'src/deep/er/x.ts'), 'export const x = 1;\nmore\n'), seen: (r) => JSON.stringify(r.tookIn).includes('x.ts') },
@@ -310,10 +312,7 @@ describe('a whole-mount grep where nothing changed', () => {
   test('passes after disk changed, and finds the new text', async () => {
     const m = await keptQuiet();
     expect((await grep(m, 'one')).quiet).toBe(true);
-    const p = join(m.root, 'a.txt');
-    const st = statSync(p);
-    writeFileSync(p, 'six\n');
-    utimesSync(p, st.atime, st.mtime);
+    rewriteKeepingMtime(join(m.root, 'a.txt'), 'six\n');
     const after = await grep(m, 'six');
     expect(after.quiet).toBe(false);
     expect(after.answer).toContain('a.txt');
@@ -323,10 +322,7 @@ describe('a whole-mount grep where nothing changed', () => {
     const m = await keptQuiet();
     expect((await grep(m, 'one')).quiet).toBe(true);
     // The same size and mtime: only its ctime (and its bytes) say it changed; the store's blob still holds "one".
-    const p = join(m.root, 'a.txt');
-    const st = statSync(p);
-    writeFileSync(p, 'uno\n');
-    utimesSync(p, st.atime, st.mtime);
+    rewriteKeepingMtime(join(m.root, 'a.txt'), 'uno\n');
     const lines = async () => JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern: 'one|uno' } }));
     const before = quietAnswers.count;
     const after = await lines();

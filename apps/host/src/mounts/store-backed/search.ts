@@ -58,7 +58,6 @@ function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
   return sortedIfNeeded(both);
 }
 
-
 /**
  * The files grep looks at under `path` (contained already), decided under the lock: after
  * a pass over the path, or — `settled`: the mount's watcher keeps the store current — from
