@@ -77,7 +77,11 @@ export class Run<S extends ModelStore = ModelStore> {
   /** Every content disk and the store agreed on at a step's end, per path (null: absent; nothing existed at the start). */
   private readonly agreedContents = new Map<string, Set<string | null>>(PATHS.map((p) => [p, new Set([null])]));
   /** Conflicts a pass reported and nothing has settled yet: `branch\0path` → kind. */
-  private readonly open = new Map<string, { kind: string; crashedSince: boolean }>();
+  /**
+   * Conflicts reported and not yet settled, by branch and path: the kind, whether a crash came
+   * since, and the history's newest version of the path when it was last reported.
+   */
+  private readonly open = new Map<string, { kind: string; crashedSince: boolean; seq: number }>();
   /** What each draft's version in the store's history must read back as: seq → bytes. */
   private readonly versions = new Map<number, Uint8Array>();
   private checkedAtCrashes = 0;
@@ -134,9 +138,18 @@ export class Run<S extends ModelStore = ModelStore> {
   async run(steps: number): Promise<void> {
     for (this.step = 1; this.step <= steps; this.step++) {
       await this.oneStep();
+      this.stampVersions();
       if (TRACE) this.trace(TRACE);
       this.check();
       this.stats.steps++;
+    }
+  }
+
+  /** The branch selected while each version in the history was recorded, by seq (stamped after each step). */
+  private readonly selectedAt = new Map<number, string>();
+  private stampVersions(): void {
+    for (const p of PATHS) {
+      for (const v of this.w.store.versions(MOUNT, p)) if (!this.selectedAt.has(v.seq)) this.selectedAt.set(v.seq, this.branch);
     }
   }
 
@@ -518,15 +531,22 @@ export class Run<S extends ModelStore = ModelStore> {
     if (r.conflict !== null) {
       // An effect interrupted over a recorded conflict supersedes it: still a conflict, now `interrupted`.
       if (open && !open.crashedSince && open.kind !== r.conflict.kind && r.conflict.kind !== 'interrupted') this.fail(`${r.path}: conflict ${open.kind} became ${r.conflict.kind}`);
-      this.open.set(key, { kind: r.conflict.kind, crashedSince: false });
+      this.open.set(key, { kind: r.conflict.kind, crashedSince: false, seq: this.w.store.versions(MOUNT, r.path).at(-1)?.seq ?? 0 });
       return;
     }
     if (!open) return;
+    // A forced write of this branch interrupted by a crash and found done by a pass on another
+    // branch settled the conflict there, where this branch's report could not say so: the
+    // history shows its materialize version on this branch, recorded since the conflict was
+    // reported while another branch was selected. (Found on this branch, the pass says `settled`.)
+    const forcedElsewhere = this.w.store
+      .versions(MOUNT, r.path)
+      .some((v) => v.seq > open.seq && v.branch === branch && v.source === 'materialize' && (this.selectedAt.get(v.seq) ?? this.branch) !== branch);
     // An effect interrupted over the conflict supersedes its kind (see above), also where no
     // report showed it in between: settling or giving up `interrupted` settles it.
     const settles = (kind: string | null | undefined) => kind === open.kind || kind === 'interrupted';
     const settled = settles(r.settled) || settles(r.gaveUp?.conflict);
-    if (!settled && !open.crashedSince) this.fail(`${r.path}: conflict ${open.kind} was no longer reported (state ${r.state}) and nothing settled it (gave up ${JSON.stringify(r.gaveUp?.conflict ?? null)}, settled ${JSON.stringify(r.settled)})`);
+    if (!settled && !open.crashedSince && !forcedElsewhere) this.fail(`${r.path}: conflict ${open.kind} was no longer reported (state ${r.state}) and nothing settled it (gave up ${JSON.stringify(r.gaveUp?.conflict ?? null)}, settled ${JSON.stringify(r.settled)})`);
     this.open.delete(key);
   }
 

@@ -274,4 +274,45 @@ describe('a push interrupted by a crash', () => {
     expect(w.workspace('a.txt')).toBe('draft');
     expect(onDisk(w, 'a.txt')).toBe('person');
   });
+
+  /** A conflict on main, then a forced push of it that crashes once its write reached disk. */
+  async function forcedWriteCut(): Promise<World> {
+    const w = await synced({ 'a.txt': 'one' });
+    w.store.createBranch('other');
+    w.r.recordDrafts([{ path: 'a.txt', bytes: bytes('draft') }]);
+    w.disk.personWrite('a.txt', bytes('person'));
+    expect(done(await w.r.push({ scope: all })).skipped.map((s) => s.state)).toEqual(['conflict']);
+    w.disk.forceAllowed = true;
+    w.disk.beforeEffect = () => w.faults.arm(1);
+    await expect(w.r.push({ scope: all, force: true })).rejects.toBeInstanceOf(Crash);
+    w.disk.beforeEffect = null;
+    w.disk.forceAllowed = false;
+    w.store.crash(() => 0);
+    w.disk.crash(() => 0); // the write was made durable
+    expect(onDisk(w, 'a.txt')).toBe('draft');
+    expect(w.store.read('main', MOUNT, 'a.txt').pending?.kind).toBe('write');
+    return w;
+  }
+
+  test('a forced write found done on recovery settles its conflict, and the pass that finds it says so', async () => {
+    const w = await forcedWriteCut();
+    const recovered = await w.restart().recover();
+    expect(recovered.kind === 'done' && recovered.paths.find((p) => p.path === 'a.txt')).toMatchObject({ state: 'synced', settled: 'both-changed', conflict: null });
+    expect(w.store.read('main', MOUNT, 'a.txt').mark).toBeNull();
+    expect(w.store.versions(MOUNT, 'a.txt').at(-1)).toMatchObject({ branch: 'main', source: 'materialize' });
+  });
+
+  test('a forced write found done by a pass on another branch settles the conflict on its own branch, which then reads synced', async () => {
+    const w = await forcedWriteCut();
+    w.store.switchBranch('other');
+    const r = w.restart();
+    const elsewhere = await r.recover();
+    // The other branch still holds the text before the draft: beside disk's new text, a draft of its own.
+    expect(elsewhere.kind === 'done' && elsewhere.paths.find((p) => p.path === 'a.txt')).toMatchObject({ state: 'workspace-draft', settled: null });
+    expect(w.store.read('main', MOUNT, 'a.txt')).toMatchObject({ pending: null, mark: null });
+    expect(w.store.versions(MOUNT, 'a.txt').at(-1)).toMatchObject({ branch: 'main', source: 'materialize' });
+    w.store.switchBranch('main');
+    const back = await r.pass({ scope: all });
+    expect(back.kind === 'done' && back.paths.find((p) => p.path === 'a.txt')).toMatchObject({ state: 'synced', conflict: null, settled: null });
+  });
 });
