@@ -4,7 +4,7 @@
  * are a one-shot grep's largest part after Bun's own — and one a core beyond, up to four;
  * a long-running host keeps one a core on two as well. The answer is the same either way.
  */
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
 import { READ_BATCH } from '../src/grep/prescan.ts';
@@ -46,9 +46,9 @@ async function answer(ws: Workspace, input: Record<string, unknown>): Promise<un
   return got.data;
 }
 
-test('batches in flight for a core count: one on two cores or fewer, one a core beyond, at most four', () => {
+test('Workers searching ahead for a core count: one on two cores or fewer, one a core beyond, at most four; a lone Worker holds two batches', () => {
   expect([1, 2, 3, 4, 6, 8, 64].map((cores) => prescanParallel(cores))).toEqual([1, 1, 3, 4, 4, 4, 4]);
-  expect(two.prescanner.parallel).toBe(1);
+  expect(two.prescanner.parallel).toBe(2);
   expect(eight.prescanner.parallel).toBe(4);
 });
 
@@ -95,4 +95,66 @@ test('on two cores a one-shot pool keeps one Worker: scans started together, and
     one.close();
     many.close();
   }
+});
+
+describe("a one-shot's lone Worker holds two batches", () => {
+  const enc = new TextEncoder();
+  const options = { caseInsensitive: false, fixedStrings: false, multiline: false };
+  const batch = (how: string, stallMs: number) => ({ pattern: 'x', options, items: [{ bytes: enc.encode(how) }, { bytes: enc.encode('x') }], itemMs: 30_000, stallMs });
+  const queueing = () => grepWorkers({ cores: 2, workerFile: '../../test/grep-worker-queue.ts' });
+
+  test('the one queued behind a long batch is not timed while it waits: both are answered by the one Worker', async () => {
+    const pool = queueing();
+    try {
+      // The first searches for 1.5 s, telling of its progress; the second, sent meanwhile,
+      // would be taken for stuck 251 ms after it was sent were it timed from then.
+      const first = pool.prescanner.run(batch('busy 1500', 30_000));
+      const second = pool.prescanner.run(batch('quick', 1));
+      const answers = await Promise.all([first, second]);
+      expect(answers.map((a) => a?.verdicts)).toEqual([
+        ['none', 'none'],
+        ['none', 'none'],
+      ]);
+      expect(pool.size()).toBe(1);
+    } finally {
+      pool.close();
+    }
+  });
+
+  test('a Worker stuck under the first: both come back unanswered (the search takes them), and a new Worker answers the next', async () => {
+    const pool = queueing();
+    try {
+      const answers = await Promise.all([pool.prescanner.run(batch('stuck 1500', 100)), pool.prescanner.run(batch('quick', 30_000))]);
+      expect(answers).toEqual([undefined, undefined]);
+      expect((await pool.prescanner.run(batch('quick', 30_000)))?.verdicts).toEqual(['none', 'none']);
+      expect(pool.size()).toBe(1);
+    } finally {
+      pool.close();
+    }
+  });
+
+  test('a Worker that dies under the first: both come back unanswered, and a new Worker answers the next', async () => {
+    const pool = queueing();
+    try {
+      // It answers once first: a Worker that never answered is taken for one that cannot start.
+      expect((await pool.prescanner.run(batch('quick', 30_000)))?.verdicts).toEqual(['none', 'none']);
+      const answers = await Promise.all([pool.prescanner.run(batch('die', 30_000)), pool.prescanner.run(batch('quick', 30_000))]);
+      expect(answers).toEqual([undefined, undefined]);
+      expect((await pool.prescanner.run(batch('quick', 30_000)))?.verdicts).toEqual(['none', 'none']);
+      expect(pool.size()).toBe(1);
+    } finally {
+      pool.close();
+    }
+  });
+
+  test('three batches at once: two in the Worker, the third after a turn; each answered', async () => {
+    const pool = queueing();
+    try {
+      const batches = [pool.prescanner.run(batch('busy 300', 30_000)), pool.prescanner.run(batch('quick', 30_000)), pool.prescanner.run(batch('quick', 30_000))];
+      expect((await Promise.all(batches)).map((a) => a?.verdicts.length)).toEqual([2, 2, 2]);
+      expect(pool.size()).toBe(1);
+    } finally {
+      pool.close();
+    }
+  });
 });

@@ -86,7 +86,7 @@ export interface Prescanner {
   blobs(job: PrescanJob): Promise<PrescanAnswer<PrescanVerdict>>;
   /** The search that sent `blobs` batches ended: the Workers let the store's file go (they keep it open from one batch to the next). */
   release(): Promise<void>;
-  /** How many batches are worth having in flight at once (the cores). */
+  /** How many batches are worth having in flight at once: one a core, or two in a one-shot's one Worker. */
   readonly parallel: number;
   /**
    * The Workers serve a long-running host (`ws serve`, `ws mcp`): a search keeps two

@@ -27,14 +27,15 @@ const STALL_GRACE_MS = 250;
 /** At most this many Workers at once (fewer for a one-shot on few cores: `maxWorkers`); more jobs wait for one. */
 const MAX_WORKERS = 4;
 /**
- * How many batches a prescan keeps in flight on `cores` cores: one a core (at most the
- * Workers there are) — but one on two cores or fewer for a one-shot command, where the
- * caller's thread (the walk, the search) keeps one core busy itself: a second batch in
- * flight there bought a tenth of the time and cost a second Worker, some 30 MiB of a
- * one-shot grep's peak (the README's "Memory"). A long-running host (`ws serve`, `ws
- * mcp`) keeps one a core on two as well: it makes its Workers once and keeps them, and a
- * warm grep's caller mostly waits for them (a store's blobs are read in the Workers), so
- * there the second batch took a third off a selective regex and more off a common word.
+ * How many Workers a prescan keeps searching ahead on `cores` cores: one a core (at most
+ * the Workers there are) — but one on two cores or fewer for a one-shot command, where the
+ * caller's thread (the walk, the search) keeps one core busy itself: a second Worker
+ * there bought a tenth of the time and cost some 30 MiB of a one-shot grep's peak (the
+ * README's "Memory"); that one Worker holds two batches instead (`QUEUED`). A
+ * long-running host (`ws serve`, `ws mcp`) keeps one a core on two as well: it makes its
+ * Workers once and keeps them, and a warm grep's caller mostly waits for them (a store's
+ * blobs are read in the Workers), so there the second Worker took a third off a selective
+ * regex and more off a common word.
  */
 export function prescanParallel(cores: number, longRunning = false): number {
   if (cores <= 2) return longRunning ? Math.max(1, cores) : 1;
@@ -54,8 +55,15 @@ interface Slot {
   busy: boolean;
   /** Whether the Worker has answered anything: one that closes before it has, never started. */
   answered: boolean;
-  /** What the job or batch in hand does if the Worker closes under it. */
+  /** What the job or batches in hand do if the Worker closes under them. */
   lost?: () => void;
+  /**
+   * The batches sent to this Worker and not yet answered, in the order sent: the first is
+   * timed (`begin` arms its stall timer), the next waits in the Worker's queue untimed
+   * until the first is answered ({@link QUEUED}); `drop` answers one undefined where its
+   * Worker is gone.
+   */
+  batches: { begin(): void; drop(): void }[];
 }
 
 /** A pool of grep Workers, and the runner that uses it. */
@@ -129,6 +137,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // second Worker, made for the few files a batch left unsure, was some 15–30 MiB of a
   // store-backed grep's peak and bought nothing the search's one thread could use.
   const maxWorkers = PARALLEL === 1 && !longRunning ? 1 : MAX_WORKERS;
+  // That one Worker holds two batches: the next waits in its queue while it searches the
+  // one in hand, so it never waits for this thread between them — for the caller to take
+  // an answer and send the next batch while it walks a part of the tree or collects.
+  const QUEUED = maxWorkers === 1 ? 2 : 1;
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   // A long-running host's heap is large, and measuring it costs: its checks are paced.
   // A one-shot's caller collects as Workers' bytes come (its heap's size does not show them).
@@ -148,7 +160,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     (worker as Worker & { unref?: () => void }).unref?.();
     // A long-running host's Workers map the store's file they read (`blob-file.ts`).
     worker.postMessage({ id: -1, heapBytes: workerHeapBytes, mapStore: longRunning });
-    const slot: Slot = { worker, busy: false, answered: false };
+    const slot: Slot = { worker, busy: false, answered: false, batches: [] };
     let why: string | undefined;
     worker.addEventListener('error', (event) => {
       why ??= (event as ErrorEvent).message;
@@ -182,10 +194,16 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // Worker can start.
   const take = (): Promise<Slot | undefined> => {
     if (cannotStart) return Promise.resolve(undefined);
-    const free = slots.find((s) => !s.busy) ?? (slots.length < maxWorkers ? make() : undefined);
+    const free = takeNow();
     if (free === undefined) return new Promise((done) => waiting.push(done));
-    free.busy = true;
     return Promise.resolve(free);
+  };
+  /** A slot taken now where one is free or can be made, else undefined. */
+  const takeNow = (): Slot | undefined => {
+    if (cannotStart) return undefined;
+    const free = slots.find((s) => !s.busy) ?? (slots.length < maxWorkers ? make() : undefined);
+    if (free !== undefined) free.busy = true;
+    return free;
   };
   const give = (slot: Slot) => {
     slot.lost = undefined;
@@ -223,7 +241,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   let batchesRunning = 0;
   const batchWaiting: (() => void)[] = [];
   const batchTurn = (): Promise<void> => {
-    if (batchesRunning < PARALLEL) {
+    if (batchesRunning < PARALLEL * QUEUED) {
       batchesRunning++;
       return Promise.resolve();
     }
@@ -324,33 +342,64 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   };
   const batchOnWorker = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
     if (closed) return undefined;
-    const slot = await take();
+    // A Worker with a batch in hand takes one more into its queue ({@link QUEUED}). A slot
+    // had at once is the batch's before this function yields, so the next batch can join it.
+    const slot = slots.find((s) => s.batches.length > 0 && s.batches.length < QUEUED) ?? takeNow() ?? (await take());
     // No Worker can start: the search reads and searches this batch itself.
     if (slot === undefined) return undefined;
     slot.busy = true;
     const id = nextId++;
     return new Promise<{ verdicts: T[]; slow: boolean } | undefined>((resolve) => {
-      let timer: ReturnType<typeof setTimeout>;
-      const finish = (answer: { verdicts: T[]; slow: boolean } | undefined, next: Slot | undefined) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const off = () => {
         clearTimeout(timer);
         slot.worker.removeEventListener('message', onMessage);
-        if (next === undefined) giveUp();
-        else give(next);
-        resolve(answer);
       };
-      slot.lost = () => finish(undefined, undefined);
       // Stuck inside one file's search: end the Worker; the search takes the batch itself.
       const arm = (ms: number) => {
         clearTimeout(timer);
-        timer = setTimeout(() => finish(undefined, replace(slot)), ms);
+        timer = setTimeout(stalled, ms);
+      };
+      const self = {
+        begin: () => arm(job.read === undefined && job.blobs === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS),
+        drop: () => {
+          off();
+          resolve(undefined);
+        },
+      };
+      // The Worker is gone (ended here, or closed by itself): every batch it held is answered
+      // undefined, and its slot handed on (to a new Worker) once.
+      const gone = () => {
+        for (const b of slot.batches.splice(0)) b.drop();
+      };
+      const stalled = () => {
+        gone();
+        give(replace(slot));
+      };
+      slot.lost = () => {
+        gone();
+        giveUp();
       };
       const onMessage = (event: MessageEvent<Reply>) => {
         if (event.data.id !== id) return;
         const { progress, verdicts, slow } = event.data;
-        if (progress !== undefined) arm(job.stallMs + STALL_GRACE_MS);
-        else finish(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true }, slot);
+        if (progress !== undefined) {
+          arm(job.stallMs + STALL_GRACE_MS);
+          return;
+        }
+        off();
+        const at = slot.batches.indexOf(self);
+        slot.batches.splice(at, 1);
+        // Answered (or failed, which the Worker said): the batch queued behind it starts its time.
+        if (at === 0) slot.batches[0]?.begin();
+        if (slot.batches.length === 0) {
+          slot.lost = undefined;
+          give(slot);
+        }
+        resolve(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true });
       };
-      arm(job.read === undefined && job.blobs === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS);
+      slot.batches.push(self);
+      if (slot.batches.length === 1) self.begin();
       slot.worker.addEventListener('message', onMessage);
       slot.worker.postMessage({ id, prescan: job }, moved);
     });
@@ -418,7 +467,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       });
       return { verdicts, slow: answer.slow };
     },
-    parallel: PARALLEL,
+    parallel: PARALLEL * QUEUED,
     longRunning,
   };
 

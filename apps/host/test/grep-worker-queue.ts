@@ -1,0 +1,30 @@
+/**
+ * A grep Worker for `grep-cores.test.ts` whose batches say how they behave, by their first
+ * item's text: `busy <ms>` searches that long on this thread, telling of its progress as
+ * the real one does; `stuck <ms>` that long without a word; `die` ends the Worker; anything
+ * else answers at once. Every file is answered `'none'`.
+ */
+declare const self: Worker;
+export {};
+
+const decoder = new TextDecoder();
+const spin = (ms: number, progress?: () => void) => {
+  const start = performance.now();
+  let told = start;
+  for (let now = start; now - start < ms; now = performance.now()) {
+    if (progress !== undefined && now - told >= 50) {
+      progress();
+      told = now;
+    }
+  }
+};
+
+self.onmessage = (event: MessageEvent<{ id: number; prescan?: { items: { bytes: Uint8Array }[] }; heapBytes?: number }>) => {
+  const { id, prescan } = event.data;
+  if (prescan === undefined) return;
+  const [how, ms] = decoder.decode(prescan.items[0].bytes).split(' ');
+  if (how === 'die') process.exit(3);
+  if (how === 'busy') spin(Number(ms), () => self.postMessage({ id, progress: 0 }));
+  if (how === 'stuck') spin(Number(ms));
+  self.postMessage({ id, verdicts: prescan.items.map(() => 'none'), slow: false });
+};
