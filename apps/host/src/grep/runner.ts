@@ -360,7 +360,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         clearTimeout(timer);
         timer = setTimeout(stalled, ms);
       };
-      const self = {
+      const mine = {
         begin: () => arm(job.read === undefined && job.blobs === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS),
         drop: () => {
           off();
@@ -388,9 +388,9 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
           return;
         }
         off();
-        const at = slot.batches.indexOf(self);
-        slot.batches.splice(at, 1);
         // Answered (or failed, which the Worker said): the batch queued behind it starts its time.
+        const at = slot.batches.indexOf(mine);
+        if (at >= 0) slot.batches.splice(at, 1);
         if (at === 0) slot.batches[0]?.begin();
         if (slot.batches.length === 0) {
           slot.lost = undefined;
@@ -398,8 +398,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         }
         resolve(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true });
       };
-      slot.batches.push(self);
-      if (slot.batches.length === 1) self.begin();
+      slot.batches.push(mine);
+      if (slot.batches.length === 1) mine.begin();
       slot.worker.addEventListener('message', onMessage);
       slot.worker.postMessage({ id, prescan: job }, moved);
     });
