@@ -101,11 +101,21 @@ describe("a one-shot's lone Worker holds two batches", () => {
   const enc = new TextEncoder();
   const options = { caseInsensitive: false, fixedStrings: false, multiline: false };
   const batch = (how: string, stallMs: number) => ({ pattern: 'x', options, items: [{ bytes: enc.encode(how) }, { bytes: enc.encode('x') }], itemMs: 30_000, stallMs });
-  const queueing = () => grepWorkers({ cores: 2, workerFile: '../../test/grep-worker-queue.ts' });
+  type Pool = ReturnType<typeof grepWorkers>;
+  /** A pool on two cores whose Worker is the fake one, closed after `run`. */
+  const queueing = async (run: (pool: Pool) => Promise<void>) => {
+    const pool = grepWorkers({ cores: 2, workerFile: '../../test/grep-worker-queue.ts' });
+    try {
+      await run(pool);
+    } finally {
+      pool.close();
+    }
+  };
+  /** A batch answered at once: its verdicts. */
+  const quick = async (pool: Pool) => (await pool.prescanner.run(batch('quick', 30_000)))?.verdicts;
 
   test('the one queued behind a long batch is not timed while it waits: both are answered by the one Worker', async () => {
-    const pool = queueing();
-    try {
+    await queueing(async (pool) => {
       // The first searches for 1.5 s, telling of its progress; the second, sent meanwhile,
       // would be taken for stuck 251 ms after it was sent were it timed from then.
       const first = pool.prescanner.run(batch('busy 1500', 30_000));
@@ -116,45 +126,34 @@ describe("a one-shot's lone Worker holds two batches", () => {
         ['none', 'none'],
       ]);
       expect(pool.size()).toBe(1);
-    } finally {
-      pool.close();
-    }
+    });
   });
 
   test('a Worker stuck under the first: both come back unanswered (the search takes them), and a new Worker answers the next', async () => {
-    const pool = queueing();
-    try {
+    await queueing(async (pool) => {
       const answers = await Promise.all([pool.prescanner.run(batch('stuck 1500', 100)), pool.prescanner.run(batch('quick', 30_000))]);
       expect(answers).toEqual([undefined, undefined]);
-      expect((await pool.prescanner.run(batch('quick', 30_000)))?.verdicts).toEqual(['none', 'none']);
+      expect(await quick(pool)).toEqual(['none', 'none']);
       expect(pool.size()).toBe(1);
-    } finally {
-      pool.close();
-    }
+    });
   });
 
   test('a Worker that dies under the first: both come back unanswered, and a new Worker answers the next', async () => {
-    const pool = queueing();
-    try {
+    await queueing(async (pool) => {
       // It answers once first: a Worker that never answered is taken for one that cannot start.
-      expect((await pool.prescanner.run(batch('quick', 30_000)))?.verdicts).toEqual(['none', 'none']);
+      expect(await quick(pool)).toEqual(['none', 'none']);
       const answers = await Promise.all([pool.prescanner.run(batch('die', 30_000)), pool.prescanner.run(batch('quick', 30_000))]);
       expect(answers).toEqual([undefined, undefined]);
-      expect((await pool.prescanner.run(batch('quick', 30_000)))?.verdicts).toEqual(['none', 'none']);
+      expect(await quick(pool)).toEqual(['none', 'none']);
       expect(pool.size()).toBe(1);
-    } finally {
-      pool.close();
-    }
+    });
   });
 
   test('three batches at once: two in the Worker, the third after a turn; each answered', async () => {
-    const pool = queueing();
-    try {
+    await queueing(async (pool) => {
       const batches = [pool.prescanner.run(batch('busy 300', 30_000)), pool.prescanner.run(batch('quick', 30_000)), pool.prescanner.run(batch('quick', 30_000))];
       expect((await Promise.all(batches)).map((a) => a?.verdicts.length)).toEqual([2, 2, 2]);
       expect(pool.size()).toBe(1);
-    } finally {
-      pool.close();
-    }
+    });
   });
 });

@@ -193,9 +193,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // go to different Workers, not all to the first free one. None (undefined) where no
   // Worker can start.
   const take = (): Promise<Slot | undefined> => {
-    if (cannotStart) return Promise.resolve(undefined);
     const free = takeNow();
-    if (free === undefined) return new Promise((done) => waiting.push(done));
+    if (free === undefined && !cannotStart) return new Promise((done) => waiting.push(done));
     return Promise.resolve(free);
   };
   /** A slot taken now where one is free or can be made, else undefined. */
