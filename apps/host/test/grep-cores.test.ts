@@ -149,6 +149,34 @@ describe("a one-shot's lone Worker holds two batches", () => {
     });
   });
 
+  test('closed with two batches in hand and a third waiting: each comes back unanswered, and no Worker is made after', async () => {
+    // Every Worker made from here on, counted.
+    const Real = globalThis.Worker;
+    let made = 0;
+    globalThis.Worker = class extends Real {
+      constructor(...args: ConstructorParameters<typeof Worker>) {
+        super(...args);
+        made++;
+      }
+    };
+    try {
+      const pool = grepWorkers({ cores: 2, workerFile: '../../test/grep-worker-queue.ts' });
+      // Stall windows of 2 s: answered by the close, or (as before) only when the first's
+      // timer fired, ended the Worker and made another for the closed pool.
+      const batches = [pool.prescanner.run(batch('stuck 1500', 2_000)), pool.prescanner.run(batch('quick', 2_000)), pool.prescanner.run(batch('quick', 2_000))];
+      // The first two are in the Worker, the third waits for a turn.
+      await Bun.sleep(100);
+      pool.close();
+      expect(await Promise.all(batches)).toEqual([undefined, undefined, undefined]);
+      // Past every stall window.
+      await Bun.sleep(2_500);
+      expect(made).toBe(1);
+      expect(pool.size()).toBe(0);
+    } finally {
+      globalThis.Worker = Real;
+    }
+  });
+
   test('three batches at once: two in the Worker, the third after a turn; each answered', async () => {
     await queueing(async (pool) => {
       const batches = [pool.prescanner.run(batch('busy 300', 30_000)), pool.prescanner.run(batch('quick', 30_000)), pool.prescanner.run(batch('quick', 30_000))];

@@ -210,9 +210,9 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     if (next) next(slot);
     else slot.busy = false;
   };
-  /** A slot whose Worker closed under its job: the next waiter gets a new Worker, or none where none can start. */
+  /** A slot whose Worker closed under its job: the next waiter gets a new Worker, or none where none can start (or the pool is closed). */
   const giveUp = () => {
-    if (cannotStart) for (const next of waiting.splice(0)) next(undefined);
+    if (cannotStart || closed) for (const next of waiting.splice(0)) next(undefined);
     else if (waiting.length > 0) {
       const fresh = make();
       fresh.busy = true;
@@ -497,8 +497,13 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         const left = until - performance.now();
         if (left > 0) Atomics.wait(flag, 0, 0, left);
       }
-      for (const s of slots) s.worker.terminate();
-      slots.length = 0;
+      const ending = slots.splice(0);
+      for (const s of ending) s.worker.terminate();
+      // What they had in hand is answered as for a Worker lost (a batch unanswered, a scan
+      // made on this thread) now, its stall timer cleared: left running, it would end the
+      // Worker again when it fired, and make a new one for a pool that is closed.
+      for (const s of ending) s.lost?.();
+      for (const next of waiting.splice(0)) next(undefined);
     },
   };
 }
