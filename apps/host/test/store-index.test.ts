@@ -11,9 +11,17 @@ import { sha256 } from '../src/host.ts';
 import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { CANDIDATES_SQL, matchQuery } from '../src/store/sqlite-store.ts';
+import type { BlobLookup } from '../src/store/store.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 
 const storePath = () => join(tempDir('ws-store-index-'), 'store.sqlite');
+
+/** The blobs of `texts` a lookup names, by hash and sorted; it names no other (its size is theirs). */
+function namedAmong(lookup: BlobLookup, texts: readonly Uint8Array[]): string[] {
+  const named = texts.map((t) => sha256(t)).filter((h) => lookup.may.has(h)).sort();
+  expect(lookup.may.size).toBe(named.length);
+  return named;
+}
 
 describe('blobs in the store', () => {
   test('any bytes pack and unpack to themselves: empty, short, text, random, and zstd-looking', () => {
@@ -54,7 +62,7 @@ describe('the search index', () => {
     for (const t of texts) store.putBlob(sha256(t), t);
     store.barrier();
     while (store.indexSome(5) > 0);
-    const named = [...store.blobsMayHold(['function', 'Error']).may].sort();
+    const named = namedAmong(store.blobsMayHold(['function', 'Error']), texts);
     expect(named).toEqual(texts.filter((_, i) => i % 3 === 0).map((t) => sha256(t)).sort());
     store.close();
     const db = new Database(path);
@@ -70,7 +78,7 @@ describe('the search index', () => {
     db.close();
     const again = await openStore(path);
     while (again.indexSome(5) > 0);
-    expect([...again.blobsMayHold(['function', 'Error']).may].sort()).toEqual(named);
+    expect(namedAmong(again.blobsMayHold(['function', 'Error']), texts)).toEqual(named);
     again.close();
   });
 
@@ -90,7 +98,7 @@ describe('the search index', () => {
     for (const t of texts) store.putBlob(sha256(t), t);
     store.barrier();
     while (store.indexSome(5) > 0);
-    const named = (terms: string[], caseInsensitive?: boolean) => [...store.blobsMayHold(terms, caseInsensitive).may].sort();
+    const named = (terms: string[], caseInsensitive?: boolean) => namedAmong(store.blobsMayHold(terms, caseInsensitive), texts);
     const hash = (k: number) => sha256(texts[k]);
     expect(named(['FooError'])).toEqual([hash(0)]);
     expect(named(['fooerror'])).toEqual([hash(1)]);
@@ -124,13 +132,33 @@ describe('the search index', () => {
     // Every blob is read until indexed again.
     expect(again.blobsMayHold(['fooError']).unindexed.size).toBe(3);
     while (again.indexSome(5) > 0);
-    expect([...again.blobsMayHold(['fooError']).may]).toEqual([sha256(texts[0])]);
+    expect(namedAmong(again.blobsMayHold(['fooError']), texts)).toEqual([sha256(texts[0])]);
     expect(again.blobsMayHold(['fooError']).unindexed.size).toBe(0);
     expect(again.blobsMayHold(['fooError'], true).may.size).toBe(3);
     again.close();
     const check = new Database(path, { readonly: true });
     expect((check.query("SELECT sql FROM sqlite_master WHERE name = 'blob_text'").get() as { sql: string }).sql).toContain('case_sensitive 1');
     check.close();
+  });
+
+  test('a lookup keeps each named blob by its hash’s first 52 bits, with its row id: a hash sharing them is kept in too (and searched), a named one never left out', async () => {
+    const path = storePath();
+    const store = await openStore(path);
+    const texts = [enc('alpha beta\n'), enc('gamma\n')];
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    while (store.indexSome(5) > 0);
+    const lookup = store.blobsMayHold(['alpha']);
+    const [named, other] = texts.map((t) => sha256(t));
+    expect([lookup.may.has(named), lookup.may.has(other), lookup.may.size]).toEqual([true, false, 1]);
+    // Another hash with the same first 13 hex digits: kept in, under the named blob's id.
+    const twin = `${named.slice(0, 13)}${named[13] === '0' ? '1' : '0'}${named.slice(14)}`;
+    expect(lookup.may.has(twin)).toBe(true);
+    const db = new Database(path, { readonly: true });
+    const id = (db.query('SELECT id FROM blob WHERE hash = ?').get(named) as { id: number }).id;
+    db.close();
+    expect([lookup.ids?.get(named), lookup.ids?.get(twin), lookup.ids?.get(other)]).toEqual([id, id, undefined]);
+    store.close();
   });
 
   test('until a blob is indexed it is named unindexed; then only blobs holding every term are named', async () => {

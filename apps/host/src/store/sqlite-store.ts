@@ -127,6 +127,11 @@ function casings(gram: string): string[] {
   return forms;
 }
 
+/** A hash's first 52 bits (13 hex digits), as a number: what a lookup keeps a named blob by. */
+function hashKey(hash: Hash): number {
+  return Number.parseInt(hash.slice(0, 13), 16);
+}
+
 /** The blobs the search index names for a query, by hash: each read from the covering index (`blob_id_hash`), not the row, whose page it would read. */
 export const CANDIDATES_SQL = 'SELECT b.id, b.hash FROM blob_text t JOIN blob b INDEXED BY blob_id_hash ON b.id = t.rowid WHERE blob_text MATCH ?';
 
@@ -866,14 +871,18 @@ export class SqliteStore implements Store {
 
   blobsMayHold(terms: readonly string[], caseInsensitive = false): BlobLookup {
     return this.guard('read', () => {
-      const may = new Set<Hash>();
-      const ids = new Map<Hash, number>();
-      for (const [id, hash] of this.db.query(CANDIDATES_SQL).values(matchQuery(terms, caseInsensitive)) as [number, string][]) {
-        may.add(hash);
-        ids.set(hash, id);
-      }
+      // Each named blob's row id, by its hash's first 52 bits: no string a blob is kept (a
+      // common word names most of a tree, and its hashes held some 5 MiB of a one-shot
+      // grep's peak). Two hashes sharing those bits only keep a blob in wrongly (see BlobLookup).
+      const byKey = new Map<number, number>();
+      const rows = this.db.query(CANDIDATES_SQL).iterate(matchQuery(terms, caseInsensitive)) as IterableIterator<{ id: number; hash: string }>;
+      for (const row of rows) byKey.set(hashKey(row.hash), row.id);
       const unindexed = new Set((this.q.unindexedHashes.all() as { hash: string }[]).map((r) => r.hash));
-      return { may, unindexed, ids };
+      return {
+        may: { has: (hash) => byKey.has(hashKey(hash)), size: byKey.size },
+        unindexed,
+        ids: { get: (hash) => byKey.get(hashKey(hash)) },
+      };
     });
   }
 

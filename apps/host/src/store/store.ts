@@ -44,18 +44,23 @@ export interface ReviewNote {
   readonly merged: number;
 }
 
-/** What the search index says about blobs holding some terms. */
+/**
+ * What the search index says about blobs holding some terms. `may` may say yes of a blob
+ * the index did not name (a store may keep its answer by a part of each hash), never no of
+ * one it named: a blob it wrongly keeps in is searched, and found to hold no match.
+ */
 export interface BlobLookup {
-  /** Indexed blobs whose text may hold every term (a superset of those that do). */
-  readonly may: ReadonlySet<Hash>;
+  /** Indexed blobs whose text may hold every term (a superset of those that do); `size`: how many the index named. */
+  readonly may: { has(hash: Hash): boolean; readonly size: number };
   /** Blobs the index does not cover (not yet indexed, or kept out): any of them may hold the terms. */
   readonly unindexed: ReadonlySet<Hash>;
   /**
    * Where the store keeps its blobs in a file of its own (`packedBlobFile`): each blob of
    * `may`'s row id there, so a Worker reads it by id rather than looking its hash up (it
-   * checks the hash of the row it finds, and reads by hash where they differ).
+   * checks the hash of the row it finds, and reads by hash where they differ: an id a
+   * wrongly kept blob is given is another's).
    */
-  readonly ids?: ReadonlyMap<Hash, number>;
+  readonly ids?: { get(hash: Hash): number | undefined };
 }
 
 /** A file a branch's tree holds, with its entry. */

@@ -11,6 +11,7 @@
 import type { SearchFile, SearchQuery } from '@ws/tools';
 import { ahead as aheadOf, batches, type Counted, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
+import type { BlobLookup } from '../../store/store.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
 import { passKeepingWalk, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
@@ -182,7 +183,7 @@ function wantedOf(items: readonly number[], { plan, out }: Verdicts): string[] {
  * and unpacked there) — so only files that may match come back. A blob a Worker did not
  * look at is read here.
  */
-async function readBatch(ctx: StoreMountContext, items: readonly number[], verdicts: Verdicts, ahead: Ahead | undefined, ids?: ReadonlyMap<string, number>): Promise<ReadBatch> {
+async function readBatch(ctx: StoreMountContext, items: readonly number[], verdicts: Verdicts, ahead: Ahead | undefined, ids?: BlobLookup['ids']): Promise<ReadBatch> {
   const none = new Set<string>();
   const counted = new Map<string, Counted['counted']>();
   const wanted = wantedOf(items, verdicts);
