@@ -132,6 +132,45 @@ function hashKey(hash: Hash): number {
   return Number.parseInt(hash.slice(0, 13), 16);
 }
 
+/**
+ * The blobs a lookup names, each by its hash's first 52 bits with its row id, in two
+ * arrays of numbers sorted by key, found by halving: no string, and no table entry, a
+ * blob (a common word names most of a tree; as a set and a map of its hashes, a one-shot
+ * grep's lookup held some 7 MiB). Two hashes sharing those bits only keep a blob in that
+ * the index did not name, under the other's id (see `BlobLookup`).
+ */
+function namedBlobs(rows: Iterable<{ readonly id: number; readonly hash: Hash }>): { has(hash: Hash): boolean; get(hash: Hash): number | undefined; readonly size: number } {
+  const keyed: number[] = [];
+  const rowIds: number[] = [];
+  for (const row of rows) {
+    keyed.push(hashKey(row.hash));
+    rowIds.push(row.id);
+  }
+  const order = Uint32Array.from(keyed.keys()).sort((a, b) => keyed[a] - keyed[b]);
+  const keys = Float64Array.from(order, (k) => keyed[k]);
+  const ids = Float64Array.from(order, (k) => rowIds[k]);
+  const at = (hash: Hash): number => {
+    const key = hashKey(hash);
+    let lo = 0;
+    let hi = keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid] < key) lo = mid + 1;
+      else if (keys[mid] > key) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  };
+  return {
+    has: (hash) => at(hash) >= 0,
+    get: (hash) => {
+      const i = at(hash);
+      return i < 0 ? undefined : ids[i];
+    },
+    size: keys.length,
+  };
+}
+
 /** The blobs the search index names for a query, by hash: each read from the covering index (`blob_id_hash`), not the row, whose page it would read. */
 export const CANDIDATES_SQL = 'SELECT b.id, b.hash FROM blob_text t JOIN blob b INDEXED BY blob_id_hash ON b.id = t.rowid WHERE blob_text MATCH ?';
 
@@ -871,18 +910,10 @@ export class SqliteStore implements Store {
 
   blobsMayHold(terms: readonly string[], caseInsensitive = false): BlobLookup {
     return this.guard('read', () => {
-      // Each named blob's row id, by its hash's first 52 bits: no string a blob is kept (a
-      // common word names most of a tree, and its hashes held some 5 MiB of a one-shot
-      // grep's peak). Two hashes sharing those bits only keep a blob in wrongly (see BlobLookup).
-      const byKey = new Map<number, number>();
       const rows = this.db.query(CANDIDATES_SQL).iterate(matchQuery(terms, caseInsensitive)) as IterableIterator<{ id: number; hash: string }>;
-      for (const row of rows) byKey.set(hashKey(row.hash), row.id);
+      const named = namedBlobs(rows);
       const unindexed = new Set((this.q.unindexedHashes.all() as { hash: string }[]).map((r) => r.hash));
-      return {
-        may: { has: (hash) => byKey.has(hashKey(hash)), size: byKey.size },
-        unindexed,
-        ids: { get: (hash) => byKey.get(hashKey(hash)) },
-      };
+      return { may: named, unindexed, ids: named };
     });
   }
 
