@@ -76,11 +76,11 @@ export class Run<S extends ModelStore = ModelStore> {
   private readonly drafts = new Map<string, Map<string, string | null>>([['main', new Map()]]);
   /** Every content disk and the store agreed on at a step's end, per path (null: absent; nothing existed at the start). */
   private readonly agreedContents = new Map<string, Set<string | null>>(PATHS.map((p) => [p, new Set([null])]));
-  /** Conflicts a pass reported and nothing has settled yet: `branch\0path` → kind. */
   /**
-   * Conflicts reported and not yet settled, by branch and path: the kind, whether a crash came
-   * since, and whether a forced write or deletion of that branch on that path was left
-   * pending by a crash (its resolution settles the conflict, whatever branch is selected then).
+   * Conflicts reported and not yet settled, by branch and path (`branch\0path`): the kind,
+   * whether a crash came since, and whether a forced write or deletion of that branch on
+   * that path was left pending by a crash (its resolution settles the conflict, whatever
+   * branch is selected then).
    */
   private readonly open = new Map<string, { kind: string; crashedSince: boolean; forcedPending: boolean }>();
   /** What each draft's version in the store's history must read back as: seq → bytes. */
@@ -534,7 +534,7 @@ export class Run<S extends ModelStore = ModelStore> {
     if (!open) return;
     // A forced effect of this branch left pending by a crash, since found done, settled the
     // conflict: found by a pass on another branch, no report on this one could say so (found
-    // on this branch, the pass says \`settled\`: push.test.ts holds both).
+    // on this branch, the pass says `settled`: push.test.ts holds both).
     const forcedDone = open.forcedPending && this.w.store.read(branch, MOUNT, r.path).pending === null;
     // An effect interrupted over the conflict supersedes its kind (see above), also where no
     // report showed it in between: settling or giving up `interrupted` settles it.
@@ -544,13 +544,13 @@ export class Run<S extends ModelStore = ModelStore> {
     this.open.delete(key);
   }
 
-  /** Whether a forced write or deletion of \`branch\` on \`path\` is pending. */
+  /** Whether a forced write or deletion of `branch` on `path` is pending. */
   private forcedPendingOn(branch: string, path: string): boolean {
     const pending = this.w.store.read(branch, MOUNT, path).pending;
     return pending !== null && pending.kind !== 'adopt' && pending.forced && pending.branch === branch;
   }
 
-  /** Prints a path's records and disk version after the step (\`WS_TRACE=path\`). */
+  /** Prints a path's records and disk version after the step (`WS_TRACE=path`). */
   private trace(path: string): void {
     const s = this.w.store.read(this.branch, MOUNT, path);
     const v = this.w.disk.at(path);

@@ -503,7 +503,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       // made on this thread) now, its stall timer cleared: left running, it would end the
       // Worker again when it fired, and make a new one for a pool that is closed.
       for (const s of ending) s.lost?.();
-      for (const next of waiting.splice(0)) next(undefined);
+      // Anyone still waiting for a Worker gets none.
+      giveUp();
     },
   };
 }

@@ -140,7 +140,7 @@ function hashKey(hash: Hash): number {
  * those bits only keep a blob in that the index did not name, under the other's id (see
  * `BlobLookup`).
  */
-function namedBlobs(rows: Iterable<{ readonly id: number; readonly hash: Hash }>): { has(hash: Hash): boolean; get(hash: Hash): number | undefined; readonly size: number } {
+function namedBlobs(rows: Iterable<{ readonly id: number; readonly hash: Hash }>): BlobLookup['may'] & NonNullable<BlobLookup['ids']> {
   const keyed: number[] = [];
   const rowIds: number[] = [];
   for (const row of rows) {
