@@ -75,3 +75,16 @@ export function servesMcp(argv: readonly string[]): boolean {
     return false;
   }
 }
+
+/**
+ * Whether `argv` asks for one grep and an exit (`ws call grep`), which runs without
+ * JavaScriptCore's top tier (`src/bin/start-again.ts`). Arguments that do not parse are not.
+ */
+export function grepsOnce(argv: readonly string[]): boolean {
+  try {
+    const { command, args } = parse(argv);
+    return command === 'call' && args[0] === 'grep';
+  } catch {
+    return false;
+  }
+}

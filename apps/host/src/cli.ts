@@ -12,8 +12,8 @@ import { type Host, openHost } from './host.ts';
 import { collector } from './collector.ts';
 import { oneShotCommand } from './disk/one-shot.ts';
 import { printJson } from './pretty-json.ts';
-import { type Parsed, UsageError, parse, servesMcp } from './cli-args.ts';
-import { keepFreedPages } from './bin/keep-pages.ts';
+import { type Parsed, UsageError, grepsOnce, parse, servesMcp } from './cli-args.ts';
+import { KEEP_PAGES, NO_TOP_TIER, startAgainWith } from './bin/start-again.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 
@@ -259,8 +259,10 @@ if (import.meta.main) {
   // mcp and serve resolve only when their transport closes or a signal stops them. No
   // top-level await: the bin's bundles are CommonJS (see scripts/build-bin.ts). The bin's
   // entry (src/bin/entry.ts) requires this module and runs main itself, as it starts a
-  // server again keeping its freed pages (src/bin/keep-pages.ts); so does this.
+  // server again keeping its freed pages, and a one-shot grep without JavaScriptCore's top
+  // tier (src/bin/start-again.ts); so does this.
   const argv = process.argv.slice(2);
-  if (servesMcp(argv)) keepFreedPages();
+  if (servesMcp(argv)) startAgainWith(KEEP_PAGES);
+  else if (grepsOnce(argv)) startAgainWith(NO_TOP_TIER);
   void main(argv).then((code) => process.exit(code));
 }

@@ -2,7 +2,7 @@
  * 20,000 `initialize` requests against a real `ws serve` on 127.0.0.1: its RSS (read
  * from /proc) stays flat, because no more than `maxSessions` sessions live and the
  * rest are closed — an old session is answered 404. The server keeps the pages its
- * allocator frees (src/bin/keep-pages.ts), so its RSS rises to the first burst's
+ * allocator frees (src/bin/start-again.ts), so its RSS rises to the first burst's
  * high-water mark and stays there: flat is measured over the last 10,000, where a leak of
  * a few KB a session would show. The loop is bounded in count; it talks to loopback only.
  */

@@ -179,21 +179,23 @@ describe('the built bin', () => {
     expect(answers[1].result.structuredContent.totalMatches).toBe(1);
   });
 
-  test('ws mcp starts itself again keeping its freed pages, and a one-shot command does not', () => {
+  test('ws mcp starts itself again keeping its freed pages, a one-shot grep without the top tier, and another command not at all', () => {
     // The preload writes a line each time the process starts a script (test/exec-recorder.ts).
     const recorder = join(import.meta.dir, 'exec-recorder.ts');
     const starts = (args: readonly string[]) => {
       const out = join(tempDir('ws-exec-'), 'starts.txt');
       const ran = Bun.spawnSync(['bun', '--preload', recorder, join(dist, 'cli.js'), '--config', w.config, ...args], {
-        env: { ...process.env, WS_EXEC_OUT: out, MIMALLOC_PURGE_DELAY: undefined },
+        env: { ...process.env, WS_EXEC_OUT: out, MIMALLOC_PURGE_DELAY: undefined, BUN_JSC_useFTLJIT: undefined },
         stdin: new TextEncoder().encode(''),
         stdout: 'pipe',
         stderr: 'pipe',
       });
       expect(ran.exitCode).toBe(0);
-      return readFileSync(out, 'utf8').trim().split('\n').map((line) => line.split(' ')[1]);
+      // Each start's two options, its process id left out.
+      return readFileSync(out, 'utf8').trim().split('\n').map((line) => line.split(' ').slice(1).join(' '));
     };
-    expect(starts(['mcp'])).toEqual(['-', '-1']);
-    expect(starts(['call', 'ls', '{}'])).toEqual(['-']);
+    expect(starts(['mcp'])).toEqual(['- -', '-1 -']);
+    expect(starts(['call', 'grep', '{"pattern":"one"}'])).toEqual(['- -', '- 0']);
+    expect(starts(['call', 'ls', '{}'])).toEqual(['- -']);
   });
 });
