@@ -13,7 +13,7 @@ import { collector } from './collector.ts';
 import { oneShotCommand } from './disk/one-shot.ts';
 import { printJson } from './pretty-json.ts';
 import { type Parsed, UsageError, grepsOnce, parse, servesMcp } from './cli-args.ts';
-import { KEEP_PAGES, NO_TOP_TIER, startAgainWith } from './bin/start-again.ts';
+import { KEEP_PAGES, NO_TOP_TIER, startAgainWith, takesTopTierOption } from './bin/start-again.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 
@@ -263,6 +263,6 @@ if (import.meta.main) {
   // tier (src/bin/start-again.ts); so does this.
   const argv = process.argv.slice(2);
   if (servesMcp(argv)) startAgainWith(KEEP_PAGES);
-  else if (grepsOnce(argv)) startAgainWith(NO_TOP_TIER);
+  else if (grepsOnce(argv) && takesTopTierOption(Bun.version)) startAgainWith(NO_TOP_TIER);
   void main(argv).then((code) => process.exit(code));
 }

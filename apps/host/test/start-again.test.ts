@@ -9,7 +9,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { environmentWith, KEEP_PAGES, NO_TOP_TIER } from '../src/bin/start-again.ts';
+import { environmentWith, KEEP_PAGES, NO_TOP_TIER, takesTopTierOption } from '../src/bin/start-again.ts';
 import { tempDir } from './fixtures.ts';
 import { CLI, makeWorkspace, startServe } from './ws-process.ts';
 
@@ -134,6 +134,19 @@ describe('a server keeps its freed pages', () => {
 const options = (line: string) => line.split(' ').slice(1).join(' ');
 
 describe('a one-shot grep runs without the top tier', () => {
+  test('the running Bun takes the option (Bun refuses to start with one it does not know), and only Bun 1 is given it', () => {
+    expect(takesTopTierOption(Bun.version)).toBe(true);
+    const [name, value] = NO_TOP_TIER;
+    const ran = Bun.spawnSync(['bun', '-e', 'process.stdout.write("started")'], { env: { ...process.env, [name]: value }, stdout: 'pipe', stderr: 'pipe' });
+    expect({ code: ran.exitCode, out: ran.stdout.toString(), err: ran.stderr.toString() }).toEqual({ code: 0, out: 'started', err: '' });
+    // One it does not know: the failure the version check keeps a grep from.
+    const unknown = Bun.spawnSync(['bun', '-e', 'process.stdout.write("started")'], { env: { ...process.env, BUN_JSC_wsNoSuchOption: '0' }, stdout: 'pipe', stderr: 'pipe' });
+    expect(unknown.exitCode).not.toBe(0);
+    expect(unknown.stdout.toString()).toBe('');
+    for (const v of ['1.4.4', '1.10.0-canary.1']) expect(takesTopTierOption(v)).toBe(true);
+    for (const v of ['2.0.0', '0.9.1', '11.0.0', '']) expect(takesTopTierOption(v)).toBe(false);
+  });
+
   const w = makeWorkspace([
     { name: 'plain', backend: 'direct', files: { 'a.txt': 'one\ntwo\n', 'b.txt': 'two\n' } },
     { name: 'kept', backend: 'store', files: { 'c.txt': 'two three\n', 'd.txt': 'é ✓ four\n' } },

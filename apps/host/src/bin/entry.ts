@@ -10,14 +10,14 @@
  * grep without JavaScriptCore's top tier (`start-again.ts`).
  */
 import { grepsOnce, servesMcp } from '../cli-args.ts';
-import { KEEP_PAGES, NO_TOP_TIER, startAgainWith } from './start-again.ts';
+import { KEEP_PAGES, NO_TOP_TIER, startAgainWith, takesTopTierOption } from './start-again.ts';
 
 declare const WS_BIN_DIR: string;
 
 const argv = process.argv.slice(2);
 const serves = servesMcp(argv);
 if (serves) startAgainWith(KEEP_PAGES);
-else if (grepsOnce(argv)) startAgainWith(NO_TOP_TIER);
+else if (grepsOnce(argv) && takesTopTierOption(Bun.version)) startAgainWith(NO_TOP_TIER);
 const bundle = serves ? 'ws-server.js' : 'ws-command.js';
 const { main } = require(`${WS_BIN_DIR}/${bundle}`) as typeof import('../cli.ts');
 void main(argv).then((code) => process.exit(code));

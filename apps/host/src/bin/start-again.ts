@@ -33,6 +33,18 @@ export const KEEP_PAGES = ['MIMALLOC_PURGE_DELAY', '-1'] as const;
 export const NO_TOP_TIER = ['BUN_JSC_useFTLJIT', '0'] as const;
 
 /**
+ * Whether the Bun of `version` takes {@link NO_TOP_TIER}. Bun refuses to start at all with a
+ * `BUN_JSC_` option its JavaScriptCore does not know ("invalid JSC environment variable",
+ * exit 1), and says those options may change between releases: a process started again
+ * with one that had gone would be a grep that fails. So only Bun 1, which ws requires and
+ * is tested on (`test/start-again.test.ts` starts the running Bun with the option), is
+ * given it; any other runs the grep as started.
+ */
+export function takesTopTierOption(version: string): boolean {
+  return /^1\.\d+\.\d+/.test(version);
+}
+
+/**
  * The environment the process started with and `name=value`, or null where the user set
  * `name`. `environ` is `/proc/self/environ` read as Latin-1, a character a byte, so every
  * value goes back byte for byte.
