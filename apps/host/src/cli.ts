@@ -12,8 +12,8 @@ import { type Host, openHost } from './host.ts';
 import { collector } from './collector.ts';
 import { oneShotCommand } from './disk/one-shot.ts';
 import { printJson } from './pretty-json.ts';
-import { type Parsed, UsageError, grepsOnce, parse, servesMcp } from './cli-args.ts';
-import { KEEP_PAGES, NO_TOP_TIER, startAgainWith, takesTopTierOption } from './bin/start-again.ts';
+import { type Parsed, UsageError, parse } from './cli-args.ts';
+import { startAgainFor } from './bin/start-again.ts';
 
 const USAGE = `usage: ws [--config FILE] [--cwd DIR] COMMAND
 
@@ -262,7 +262,6 @@ if (import.meta.main) {
   // server again keeping its freed pages, and a one-shot grep without JavaScriptCore's top
   // tier (src/bin/start-again.ts); so does this.
   const argv = process.argv.slice(2);
-  if (servesMcp(argv)) startAgainWith(KEEP_PAGES);
-  else if (grepsOnce(argv) && takesTopTierOption(Bun.version)) startAgainWith(NO_TOP_TIER);
+  startAgainFor(argv);
   void main(argv).then((code) => process.exit(code));
 }

@@ -9,15 +9,13 @@
  * A server first starts itself again keeping its allocator's freed pages, and a one-shot
  * grep without JavaScriptCore's top tier (`start-again.ts`).
  */
-import { grepsOnce, servesMcp } from '../cli-args.ts';
-import { KEEP_PAGES, NO_TOP_TIER, startAgainWith, takesTopTierOption } from './start-again.ts';
+import { servesMcp } from '../cli-args.ts';
+import { startAgainFor } from './start-again.ts';
 
 declare const WS_BIN_DIR: string;
 
 const argv = process.argv.slice(2);
-const serves = servesMcp(argv);
-if (serves) startAgainWith(KEEP_PAGES);
-else if (grepsOnce(argv) && takesTopTierOption(Bun.version)) startAgainWith(NO_TOP_TIER);
-const bundle = serves ? 'ws-server.js' : 'ws-command.js';
+startAgainFor(argv);
+const bundle = servesMcp(argv) ? 'ws-server.js' : 'ws-command.js';
 const { main } = require(`${WS_BIN_DIR}/${bundle}`) as typeof import('../cli.ts');
 void main(argv).then((code) => process.exit(code));

@@ -27,6 +27,8 @@
  * Where anything fails, the process runs on as it is.
  */
 
+import { grepsOnce, servesMcp } from '../cli-args.ts';
+
 /** The option mimalloc reads from the environment at start, and a server's value of it. */
 export const KEEP_PAGES = ['MIMALLOC_PURGE_DELAY', '-1'] as const;
 /** The option JavaScriptCore reads from the environment at start, and a one-shot grep's value of it. */
@@ -53,6 +55,17 @@ export function environmentWith(environ: string, [name, value]: readonly [string
   const vars = environ.split('\0').filter((v) => v !== '');
   if (vars.some((v) => v.startsWith(`${name}=`))) return null;
   return [...vars, `${name}=${value}`];
+}
+
+/**
+ * Starts the process again with the option its command runs with, where it has one: a
+ * server keeps its freed pages, a one-shot grep (on a Bun that takes the option) runs
+ * without the top tier; any other command runs as started. Called first by both ways in:
+ * the bin's entry and `src/cli.ts` run as a script.
+ */
+export function startAgainFor(argv: readonly string[]): void {
+  if (servesMcp(argv)) startAgainWith(KEEP_PAGES);
+  else if (grepsOnce(argv) && takesTopTierOption(Bun.version)) startAgainWith(NO_TOP_TIER);
 }
 
 /**
