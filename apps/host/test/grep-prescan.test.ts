@@ -77,6 +77,7 @@ function failing(real: Prescanner, every: number): Prescanner {
     return answer;
   };
   return {
+    stillQuiet: async () => null,
     parallel: real.parallel,
     run: async (job) => halved(fail(await real.run(job))),
     blobs: async (job) => halved(fail(await real.blobs(job))),
@@ -183,6 +184,7 @@ describe('a store-backed search whose Workers fail now and then', () => {
     let calls = 0;
     // A store with a file of its own has its Workers read the blobs (`blobs`); one without (PostgreSQL) sends them (`run`).
     const flaky: Prescanner = {
+      stillQuiet: async () => null,
       parallel: 1,
       run: async (job) => (++calls <= fails ? undefined : workers.prescanner.run(job)),
       read: (job) => workers.prescanner.read(job),
@@ -256,6 +258,7 @@ describe('a store-backed search whose Workers fail now and then', () => {
         return call().finally(() => now--);
       };
       const spy: Prescanner = {
+        stillQuiet: async () => null,
         parallel: 1,
         longRunning,
         run: (job) => counting(() => workers.prescanner.run(job)),

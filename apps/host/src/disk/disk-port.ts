@@ -147,8 +147,17 @@ export interface HostDisk extends DiskPort {
    * links. Keeps no more walks; `decided` undefined: only that.
    */
   quietStats(decided?: { readonly reported: readonly string[]; readonly counted: number }): Uint8Array | null;
-  /** True where every entry of `stats` (from {@link quietStats}) stats as it did: the tree is as that walk saw it. */
-  stillQuiet(stats: Uint8Array): boolean;
+  /**
+   * True where every entry of `stats` (from {@link quietStats}) stats as it did: the tree
+   * is as that walk saw it. With `share`, only the entries this thread takes of a check
+   * shared with another (`quiet.ts`, `stillQuiet`).
+   */
+  stillQuiet(stats: Uint8Array, share?: Int32Array): boolean;
+  /**
+   * The root another thread may check `stats` under (`quiet.ts`'s `stillQuiet` there gives
+   * what {@link stillQuiet} gives here); null where only this disk may say (it follows links).
+   */
+  readonly quietRoot: string | null;
 }
 
 /** A walk's answer where only the names were wanted ({@link HostDisk.walkNames}). */
@@ -1383,6 +1392,7 @@ export function diskPort(options: DiskOptions): HostDisk {
       if (!decidedOnWalk(last.seen, decided.reported, decided.counted)) return null;
       return quietStats(options.root, last.seen, last.startedMs, disk.time.granularityMs, options.rules.spec?.ignoreFilesRoot !== undefined);
     },
-    stillQuiet: (stats) => !options.followSymlinks && stillQuiet(options.root, stats),
+    stillQuiet: (stats, share) => !options.followSymlinks && stillQuiet(options.root, stats, share),
+    quietRoot: options.followSymlinks ? null : options.root,
   };
 }

@@ -76,6 +76,15 @@ export type ReadVerdict = { readonly none: number } | { readonly reading: Readin
  */
 export type PrescanAnswer<V> = { readonly verdicts: readonly V[]; readonly slow: boolean } | undefined;
 
+/** A quiet record's stats to check against the tree under `root` ({@link Prescanner.stillQuiet}). */
+export interface QuietJob {
+  readonly root: string;
+  /** Unpacked, in a SharedArrayBuffer: the caller and the Worker read the one copy. */
+  readonly stats: Uint8Array;
+  /** The check shared with the caller (`disk/quiet.ts`, `quietShare`): the Worker checks the chunks it takes. */
+  readonly share: Int32Array;
+}
+
 /** How grep's Workers search ahead for a mount. */
 export interface Prescanner {
   /** One batch of bytes. */
@@ -86,6 +95,13 @@ export interface Prescanner {
   blobs(job: PrescanJob): Promise<PrescanAnswer<PrescanVerdict>>;
   /** The search that sent `blobs` batches ended: the Workers let the store's file go (they keep it open from one batch to the next). */
   release(): Promise<void>;
+  /**
+   * A Worker's part of checking a quiet record's stats (`disk/quiet.ts`'s `stillQuiet` of
+   * `job.stats` under `job.root`, sharing `job.share` with the caller): whether
+   * the chunks it took held; null where no Worker is free now (it took none), undefined
+   * where one took part and did not answer (it failed or was ended: its chunks are unchecked).
+   */
+  stillQuiet(job: QuietJob): Promise<boolean | null | undefined>;
   /** How many batches are worth having in flight at once: one a core, or two in a one-shot's one Worker. */
   readonly parallel: number;
   /**

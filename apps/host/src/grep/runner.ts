@@ -11,7 +11,7 @@
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, type QuietJob, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
@@ -42,7 +42,7 @@ export function prescanParallel(cores: number, longRunning = false): number {
   return Math.min(MAX_WORKERS, cores);
 }
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number; released?: true; keeps?: number | null };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number; released?: true; keeps?: number | null; quiet?: boolean };
 
 /** How long a search (and a pool that closes) waits for its Workers to say they let the store's file go. */
 const RELEASE_MS = 100;
@@ -448,6 +448,33 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       // one-shot command waits (briefly) for that, so the store it closes next is closed
       // last and takes its WAL files with it.
       await Promise.all(slots.map((slot) => ask(slot, { release: true }, RELEASE_MS)));
+    },
+    async stillQuiet(job: QuietJob) {
+      // Only a Worker free now (or made now): the caller checks the stats meanwhile, and
+      // would otherwise wait for a busy one that has nothing left to check.
+      const slot = closed ? undefined : takeNow();
+      if (slot === undefined) return null;
+      const id = nextId++;
+      // The process waits for the answer (a Worker waiting for work does not keep it alive).
+      const worker = slot.worker as Worker & { ref?: () => void; unref?: () => void };
+      worker.ref?.();
+      return new Promise<boolean | undefined>((resolve) => {
+        const onMessage = (event: MessageEvent<Reply>) => {
+          if (event.data.id !== id) return;
+          worker.removeEventListener('message', onMessage);
+          worker.unref?.();
+          give(slot);
+          resolve(event.data.quiet);
+        };
+        // The Worker closed under it (or the pool did): no answer; the caller checks itself.
+        slot.lost = () => {
+          worker.removeEventListener('message', onMessage);
+          giveUp();
+          resolve(undefined);
+        };
+        worker.addEventListener('message', onMessage);
+        worker.postMessage({ id, quiet: job });
+      });
     },
     async read(job) {
       const answer = await batch<WorkerReadVerdict>(job, []);

@@ -14,8 +14,9 @@ import { type MatchJob, type MatchJobResult, runMatchJob, scanAhead } from '@ws/
 import { UnpackArena } from '../store/unpack-arena.ts';
 import type { Reading } from '@ws/reconcile';
 import { type DiskReader, diskReader, type SearchReading } from '../disk/disk-port.ts';
+import { stillQuiet } from '../disk/quiet.ts';
 import { keptConnection, mapStoreFile, readPackedBlobs, releasePackedBlobs } from './blob-file.ts';
-import { HeapBound, itemLimitMs, PROGRESS_MS, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { HeapBound, itemLimitMs, PROGRESS_MS, type QuietJob, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 
 declare const self: Worker;
 
@@ -180,8 +181,17 @@ function readBlobsAndPrescan(id: number, job: PrescanJob & { blobs: NonNullable<
   return { verdicts, moved, slow };
 }
 
-self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob; heapBytes?: number; mapStore?: boolean; collections?: true; release?: true; done?: Int32Array; keeps?: true }>) => {
+self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; prescan?: PrescanJob; heapBytes?: number; mapStore?: boolean; collections?: true; release?: true; done?: Int32Array; keeps?: true; quiet?: QuietJob }>) => {
   const { id, job, heapBytes } = event.data;
+  if (event.data.quiet !== undefined) {
+    const { root, stats, share } = event.data.quiet;
+    try {
+      self.postMessage({ id, quiet: stillQuiet(root, stats, share) });
+    } catch (err) {
+      self.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+    }
+    return;
+  }
   if (event.data.mapStore !== undefined) mapStoreFile(event.data.mapStore);
   if (event.data.release) {
     // A search ended, or the pool closes: the store's file it read is let go (`blob-file.ts`).

@@ -15,6 +15,7 @@
 import { type PassDone, type PassResult, showsFile } from '@ws/reconcile';
 import type { Report } from '@ws/tools';
 import type { QuietRecord, QuietRecords } from '../../store/store.ts';
+import { QUIET_SHARING, quietEntries, quietShare } from '../../disk/quiet.ts';
 import type { StoreMountContext } from './context.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
 
@@ -25,7 +26,8 @@ const QUIET_FORMAT = 1;
 export interface QuietDisk {
   keepWholeWalks(): void;
   quietStats(decided?: { readonly reported: readonly string[]; readonly counted: number }): Uint8Array | null;
-  stillQuiet(stats: Uint8Array): boolean;
+  stillQuiet(stats: Uint8Array, share?: Int32Array): boolean;
+  readonly quietRoot: string | null;
 }
 
 /** Reasons a walk passes over a name that time alone can change: a report that counts one is not kept. */
@@ -42,28 +44,66 @@ function keyOf(ctx: StoreMountContext): string {
   return JSON.stringify([QUIET_FORMAT, config]);
 }
 
-/** The record of `mount` on `branch`, where it still holds: the count, the key and every stat as they were. */
-function stillKept(ctx: StoreMountContext, branch: string): QuietRecord | undefined {
+/** The record of `mount` on `branch` where the store's count and the key are still its own (its stats not checked yet). */
+function keptRecord(ctx: StoreMountContext, branch: string): QuietRecord | undefined {
   const records = ctx.store.quiet;
-  const disk = ctx.quietDisk;
-  if (records === undefined || disk === undefined) return undefined;
+  if (records === undefined || ctx.quietDisk === undefined) return undefined;
   try {
     const kept = records.get(ctx.config.name, branch);
-    if (kept === null || kept.key !== keyOf(ctx)) return undefined;
-    return disk.stillQuiet(Bun.zstdDecompressSync(kept.stats)) ? kept : undefined;
+    return kept === null || kept.key !== keyOf(ctx) ? undefined : kept;
   } catch {
     // A record that cannot be read is no record: the pass answers.
     return undefined;
   }
 }
 
+/**
+ * Whether every stat of `kept` is as it was, checked by this thread and one of grep's
+ * Workers together: the Worker starts at once and takes chunks of the stats while this
+ * thread reads the store (`meanwhile`), then both take what is left. Where no Worker is
+ * free, or the stats are too few to be worth one (`QUIET_SHARING`), this thread checks every chunk; where one took chunks and did not answer (it
+ * failed or was ended), this thread checks them all again.
+ */
+async function statsHoldShared<T>(ctx: StoreMountContext, kept: QuietRecord, meanwhile: () => T): Promise<{ holds: boolean; value: T }> {
+  const disk = ctx.quietDisk as QuietDisk;
+  const root = disk.quietRoot;
+  const share = quietShare();
+  let stats: Uint8Array;
+  try {
+    const unpacked = Bun.zstdDecompressSync(kept.stats);
+    // One copy both threads read (its bytes never move), not one each.
+    stats = new Uint8Array(new SharedArrayBuffer(unpacked.length));
+    stats.set(unpacked);
+  } catch {
+    return { holds: false, value: meanwhile() };
+  }
+  const shared = root !== null && ctx.prescanner !== undefined && quietEntries(stats) >= QUIET_SHARING.from;
+  const away = shared ? ctx.prescanner.stillQuiet({ root, stats, share }).catch(() => undefined) : Promise.resolve(null);
+  let value: T;
+  let here = false;
+  try {
+    value = meanwhile();
+    here = disk.stillQuiet(stats, share);
+  } finally {
+    // Told to stop where this thread gave up, so the Worker is free for the search.
+    if (!here) Atomics.store(share, 1, 1);
+  }
+  const there = await away;
+  // No Worker took part: this thread checked every chunk.
+  if (there === null) return { holds: here, value };
+  // One took chunks and never said how they were: checked again, here.
+  if (there === undefined) return { holds: here && disk.stillQuiet(stats), value };
+  return { holds: here && there, value };
+}
+
 /** The kept report of a whole-mount sync of `branch`, where it is the one a pass would give now; else undefined. */
-export function quietReport(ctx: StoreMountContext, branch: string): Report | undefined {
-  const kept = stillKept(ctx, branch);
+export async function quietReport(ctx: StoreMountContext, branch: string): Promise<Report | undefined> {
+  const kept = keptRecord(ctx, branch);
   if (kept === undefined || kept.report === '') return undefined;
   try {
-    const report = JSON.parse(kept.report) as Report & { passedOver?: Record<string, number> };
-    if (report.branch !== branch) return undefined;
+    const checked = await statsHoldShared(ctx, kept, () => JSON.parse(kept.report) as Report & { passedOver?: Record<string, number> });
+    const report = checked.value;
+    if (!checked.holds || report.branch !== branch) return undefined;
     ctx.memory.lastPassedOver = { ...(report.passedOver ?? {}) };
     if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
     quietAnswers.count++;
@@ -176,26 +216,38 @@ function planBeside(result: PassDone): string {
 }
 
 /** The files a search of the whole mount looks at, where a kept record says nothing changed since its pass; else undefined. */
-export function quietPlan(ctx: StoreMountContext, branch: string): SearchItem[] | undefined {
-  const kept = stillKept(ctx, branch);
+export async function quietPlan(ctx: StoreMountContext, branch: string): Promise<SearchItem[] | undefined> {
+  const kept = keptRecord(ctx, branch);
   if (kept === undefined || kept.plan === '') return undefined;
-  try {
-    const beside = new Map((JSON.parse(kept.plan) as SearchItem[]).map((item) => [item.path, item] as const));
-    const plan: SearchItem[] = (ctx.store.quiet as QuietRecords).workspaceFiles(ctx.config.name, branch);
-    if (beside.size > 0) {
-      for (let i = 0; i < plan.length; i++) {
-        const item = beside.get(plan[i].path);
-        if (item === undefined) continue;
-        plan[i] = item; // a conflict's: the workspace's file with its disk side
-        beside.delete(item.path);
+  // The tree's rows are read while a Worker checks the stats; they are used only where the stats hold.
+  const rows = (): SearchItem[] | undefined => {
+    try {
+      const beside = new Map((JSON.parse(kept.plan) as SearchItem[]).map((item) => [item.path, item] as const));
+      const plan: SearchItem[] = (ctx.store.quiet as QuietRecords).workspaceFiles(ctx.config.name, branch);
+      if (beside.size > 0) {
+        for (let i = 0; i < plan.length; i++) {
+          const item = beside.get(plan[i].path);
+          if (item === undefined) continue;
+          plan[i] = item; // a conflict's: the workspace's file with its disk side
+          beside.delete(item.path);
+        }
+        for (const item of beside.values()) plan.push(item); // disk-only files
       }
-      for (const item of beside.values()) plan.push(item); // disk-only files
+      return plan;
+    } catch {
+      return undefined;
     }
-    // As a whole pass would: with its watcher's passes from here, the store holds what disk does.
-    if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
-    quietAnswers.count++;
-    return sortedIfNeeded(plan);
+  };
+  let checked: { holds: boolean; value: SearchItem[] | undefined };
+  try {
+    checked = await statsHoldShared(ctx, kept, rows);
   } catch {
     return undefined;
   }
+  const plan = checked.value;
+  if (!checked.holds || plan === undefined) return undefined;
+  // As a whole pass would: with its watcher's passes from here, the store holds what disk does.
+  if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
+  quietAnswers.count++;
+  return sortedIfNeeded(plan);
 }

@@ -85,7 +85,7 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled: 
   // tree and that record say what the pass would ("A quiet sync" in the README).
   const whole = scope.kind === 'directory' && scope.path === '';
   if (whole) {
-    const quiet = quietPlan(ctx, branch);
+    const quiet = await quietPlan(ctx, branch);
     if (quiet !== undefined) return quiet;
   }
   const passing = () => ctx.pass(scope, { unchangedByCount: true, listUnchanged: true });

@@ -25,7 +25,7 @@ export async function syncPath(ctx: StoreMountContext, path: string | undefined,
   // A whole-mount sync where nothing changed since the last one answers as that one did.
   const quiet = whole && !accepting;
   if (quiet) {
-    const kept = quietReport(ctx, branch);
+    const kept = await quietReport(ctx, branch);
     if (kept !== undefined) return { ok: true, report: kept };
   }
   // The report names only what changed: unchanged paths are counted, not decided one by one.
