@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type Mount, type Workspace, handleToolCall } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
-import type { PrescanAnswer, Prescanner } from '../src/grep/prescan.ts';
+import { BATCH_FILES, ONE_SHOT_BATCH_FILES, type PrescanAnswer, type Prescanner } from '../src/grep/prescan.ts';
 import { type Host, openHost } from '../src/host.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { storeMount } from '../src/mounts/store-backed/mount.ts';
@@ -195,6 +195,29 @@ describe('a store-backed search whose Workers fail now and then', () => {
     const got = await answer({ ...bare(mount), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input);
     return { got, calls };
   }
+
+  test("a one-shot command's batches hold at most ONE_SHOT_BATCH_FILES files, a long-running host's BATCH_FILES: the same answer", async () => {
+    const sm = many.workspace.mounts[0];
+    const store = many.store;
+    if (store === undefined) throw new Error('no store');
+    /** The files of each batch sent to the Workers (read there from the store's file, or sent packed). */
+    const sizing = (into: number[]): Prescanner => ({
+      ...workers.prescanner,
+      blobs: (job) => (into.push(job.blobs?.hashes.length ?? 0), workers.prescanner.blobs(job)),
+      run: (job) => (into.push(job.items.length), workers.prescanner.run(job)),
+    });
+    const mountFor = (oneShot: boolean, into: number[]) =>
+      storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: sizing(into), oneShot });
+    const oneShot: number[] = [];
+    const server: number[] = [];
+    // Every file holds "file": each is read, so every batch is as large as it may be.
+    const input = { pattern: 'file \\d+' };
+    const got = await answer({ ...bare(mountFor(true, oneShot)), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input, 2_500);
+    expect(await answer({ ...bare(mountFor(false, server)), grep: { runner: workers.runner, timeoutMs: 10_000 } }, input, 2_500)).toEqual(got);
+    expect(ONE_SHOT_BATCH_FILES).toBeLessThan(BATCH_FILES);
+    expect(Math.max(...oneShot)).toBe(ONE_SHOT_BATCH_FILES);
+    expect(Math.max(...server)).toBe(BATCH_FILES);
+  });
 
   /** A store mount of `many` whose Workers are `workers`, noting after each batch of blobs whether a Worker kept the store's file open. */
   function keeping(): { mount: Mount; keptAfterBatch: boolean[] } {

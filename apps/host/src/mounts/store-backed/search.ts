@@ -9,7 +9,7 @@
  * the one a scan of every file gives.
  */
 import type { SearchFile, SearchQuery } from '@ws/tools';
-import { ahead as aheadOf, batches, type Counted, prescanJob } from '../../grep/prescan.ts';
+import { ahead as aheadOf, BATCH_BYTES, batches, type Counted, ONE_SHOT_BATCH_FILES, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
 import type { BlobLookup } from '../../store/store.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
@@ -276,8 +276,10 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   // a Worker (`Prescanner.longRunning`: a warm regex grep took some 5% less time than with
   // one), where a one-shot command's caller shares the cores with its Worker.
   const depth = ctx.prescanner === undefined || query === undefined ? 1 : (ctx.prescanner.longRunning === true ? 2 : 1) * ctx.prescanner.parallel + 1;
+  // A one-shot command's batches are smaller: fewer bytes held at once (`ONE_SHOT_BATCH_FILES`).
+  const limits = ctx.oneShot ? { files: ONE_SHOT_BATCH_FILES, bytes: BATCH_BYTES } : undefined;
   try {
-    for await (const batch of aheadOf(batches(plan.map((_, i) => i), sizeOf), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
+    for await (const batch of aheadOf(batches(plan.map((_, i) => i), sizeOf, limits), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
       for (const i of batch.items) {
         const item = plan[i];
         // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
