@@ -131,7 +131,7 @@ export const BATCH_BYTES = 4 << 20;
  * The files of a store batch in a one-shot command: its lone Worker holds two batches
  * (one searched, one waiting) and the caller the answers of those in flight, so fewer
  * files a batch is fewer bytes held at once — a one-shot grep's peak is a bound (a common
- * word's peak, 30 runs: 116.5 MiB on average at 128, 114.6 at 64, for 5% more time); a
+ * word's peak, 12 runs: 116.5 MiB on average at 128, 114.6 at 64, for 5% more time); a
  * long-running host keeps {@link BATCH_FILES}, its warm greps' speed being what counts.
  */
 export const ONE_SHOT_BATCH_FILES = 64;

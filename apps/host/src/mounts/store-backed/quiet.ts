@@ -61,8 +61,9 @@ function keptRecord(ctx: StoreMountContext, branch: string): QuietRecord | undef
  * Whether every stat of `kept` is as it was, checked by this thread and one of grep's
  * Workers together: the Worker starts at once and takes chunks of the stats while this
  * thread reads the store (`meanwhile`), then both take what is left. Where no Worker is
- * free, or the stats are too few to be worth one (`QUIET_SHARING`), this thread checks every chunk; where one took chunks and did not answer (it
- * failed or was ended), this thread checks them all again.
+ * free, or the stats are too few to be worth one (`QUIET_SHARING`), this thread checks
+ * every chunk; where one took chunks and did not answer (it failed or was ended), this
+ * thread checks them all again.
  */
 async function statsHoldShared<T>(ctx: StoreMountContext, kept: QuietRecord, meanwhile: () => T): Promise<{ holds: boolean; value: T }> {
   const disk = ctx.quietDisk as QuietDisk;
