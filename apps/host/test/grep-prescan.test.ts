@@ -200,14 +200,22 @@ describe('a store-backed search whose Workers fail now and then', () => {
     const sm = many.workspace.mounts[0];
     const store = many.store;
     if (store === undefined) throw new Error('no store');
-    /** The files of each batch sent to the Workers (read there from the store's file, or sent packed). */
+    /** The files of each batch: sent to the Workers (read there from the store's file, or sent packed), or read here (a store without its own file: PostgreSQL). */
     const sizing = (into: number[]): Prescanner => ({
       ...workers.prescanner,
       blobs: (job) => (into.push(job.blobs?.hashes.length ?? 0), workers.prescanner.blobs(job)),
       run: (job) => (into.push(job.items.length), workers.prescanner.run(job)),
     });
+    const readingHere = (into: number[]): typeof store =>
+      new Proxy(store, {
+        get(target, prop) {
+          if (prop === 'getBlobs') return (hashes: readonly string[]) => (into.push(hashes.length), target.getBlobs(hashes));
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
     const mountFor = (oneShot: boolean, into: number[]) =>
-      storeMount((sm as unknown as { config: MountConfig }).config, { store, lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: sizing(into), oneShot });
+      storeMount((sm as unknown as { config: MountConfig }).config, { store: readingHere(into), lock: { run: (op) => op(), close() {} }, hash: (b) => new Bun.CryptoHasher('sha256').update(b).digest('hex'), storeRel: undefined, prescanner: sizing(into), oneShot });
     const oneShot: number[] = [];
     const server: number[] = [];
     // Every file holds "file": each is read, so every batch is as large as it may be.

@@ -23,6 +23,7 @@ const SKIP: Readonly<Record<string, string>> = {
   'store-index.test.ts': "the SQLite store's packed blobs, FTS5 index and blob collection",
   'store-lock-file.test.ts': "the SQLite store's lock file (a shared store's lock: pg-store.test.ts)",
   'quiet-sync.test.ts': "the SQLite store's quiet records (a shared store keeps none: every sync there is a pass)",
+  'quiet-share.test.ts': "the SQLite store's quiet records, checked on two threads (a shared store keeps none)",
   // Long, and about what no store engine changes (CI's 30 minutes): each passed on
   // PostgreSQL when the second run was made (266 tests, 455 s with these in it).
   'grep-large.test.ts': 'files over the size limit, searched from disk in stretches (21 s)',
