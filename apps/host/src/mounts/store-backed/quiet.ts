@@ -65,20 +65,24 @@ function keptRecord(ctx: StoreMountContext, branch: string): QuietRecord | undef
  * every chunk; where one took chunks and did not answer (it failed or was ended), this
  * thread checks them all again.
  */
-async function statsHoldShared<T>(ctx: StoreMountContext, kept: QuietRecord, meanwhile: () => T): Promise<{ holds: boolean; value: T }> {
+async function statsHoldShared<T>(ctx: StoreMountContext, kept: QuietRecord, meanwhile: () => T): Promise<{ holds: boolean; value: T | undefined }> {
   const disk = ctx.quietDisk as QuietDisk;
   const root = disk.quietRoot;
   const share = quietShare();
   let stats: Uint8Array;
   try {
-    const unpacked = Bun.zstdDecompressSync(kept.stats);
-    // One copy both threads read (its bytes never move), not one each.
-    stats = new Uint8Array(new SharedArrayBuffer(unpacked.length));
-    stats.set(unpacked);
+    stats = Bun.zstdDecompressSync(kept.stats);
   } catch {
-    return { holds: false, value: meanwhile() };
+    // Stats that cannot be unpacked hold nothing: what the caller would read is not wanted.
+    return { holds: false, value: undefined };
   }
   const shared = root !== null && ctx.prescanner !== undefined && quietEntries(stats) >= QUIET_SHARING.from;
+  if (shared) {
+    // One copy both threads read (its bytes never move), not one each.
+    const unpacked = stats;
+    stats = new Uint8Array(new SharedArrayBuffer(unpacked.length));
+    stats.set(unpacked);
+  }
   const away = shared ? ctx.prescanner.stillQuiet({ root, stats, share }).catch(() => undefined) : Promise.resolve(null);
   let value: T;
   let here = false;
@@ -104,7 +108,7 @@ export async function quietReport(ctx: StoreMountContext, branch: string): Promi
   try {
     const checked = await statsHoldShared(ctx, kept, () => JSON.parse(kept.report) as Report & { passedOver?: Record<string, number> });
     const report = checked.value;
-    if (!checked.holds || report.branch !== branch) return undefined;
+    if (!checked.holds || report === undefined || report.branch !== branch) return undefined;
     ctx.memory.lastPassedOver = { ...(report.passedOver ?? {}) };
     if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
     quietAnswers.count++;
