@@ -324,12 +324,18 @@ describe('the limits change no answer', () => {
       const plain = await answer(withWorkers(ordinary), input);
       // A page of a few results: the rest come counted, their bytes left in the Worker.
       const kept: number[] = [];
+      const unnumbered: number[] = [];
+      const numbered: number[] = [];
       const spy: Prescanner = {
         ...pool.prescanner,
         parallel: pool.prescanner.parallel,
         read: async (job) => {
           const got = await pool.prescanner.read(job);
           kept.push(got?.verdicts.filter((v) => 'reading' in v && v.reading.kind === 'file' && v.reading.bytes !== null).length ?? 0);
+          for (const v of got?.verdicts ?? []) {
+            // A file counted for a full page has its lines counted, not numbered: the pattern is its run.
+            if ('counted' in v) (v.counted.scan.unnumbered ? unnumbered : numbered).push(v.counted.scan.lines);
+          }
           return got;
         },
       };
@@ -343,6 +349,9 @@ describe('the limits change no answer', () => {
           expect((plain as { totalMatches: number }).totalMatches).toBeGreaterThan(50);
           // The last batches sent no file's bytes back: their files were counted.
           expect(kept.slice(-2)).toEqual([0, 0]);
+          expect(unnumbered.length).toBeGreaterThan(10);
+          expect(unnumbered.every((lines) => lines > 0)).toBe(true);
+          expect(numbered).toEqual([]);
         }
       } finally {
         pool.close();

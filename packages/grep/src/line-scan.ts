@@ -30,9 +30,10 @@ function lineFeeds(bytes: Uint8Array, from: number, to: number): number {
  * say: the pattern has no required run or is `multiline`, the prefilter stopped looking
  * (reading the file whole costs less), or `deadline` (as `now` counts) passed.
  */
-export function scanBytes(matcher: Matcher, bytes: Uint8Array, deadline: number, now: () => number): ScanResult | undefined {
+export function scanBytes(matcher: Matcher, bytes: Uint8Array, deadline: number, now: () => number, numbered = true): ScanResult | undefined {
   const { prefilter } = matcher;
   if (prefilter === undefined || matcher.options.multiline) return undefined;
+  if (!numbered && prefilter.exact) return countLines(prefilter, bytes, deadline, now);
   const bom = hasBom(bytes);
   const clock = { deadline: Infinity, now };
   const hits = new Lines();
@@ -47,7 +48,8 @@ export function scanBytes(matcher: Matcher, bytes: Uint8Array, deadline: number,
       return true;
     }
     const from = start === 0 && bom ? 3 : start;
-    const found = testLine(matcher, decoder.decode(bytes.subarray(from, shownEndOfBytes(bytes, from, end))), clock);
+    // A pattern that is its run matches every line the run is on: nothing to decode or test.
+    const found = prefilter.exact ? true : testLine(matcher, decoder.decode(bytes.subarray(from, shownEndOfBytes(bytes, from, end))), clock);
     if (found === false) return false;
     // Lines are counted only up to a line that matched (or gave up): most lines told match not.
     line += lineFeeds(bytes, lineAt, start);
@@ -60,4 +62,23 @@ export function scanBytes(matcher: Matcher, bytes: Uint8Array, deadline: number,
   const found = hits.done();
   const ending = found.length > 0 ? crlfEndsOfBytes(bytes) : undefined;
   return { hits: found, lines: found.length, gaveUp: gaveUp.done(), ...(ending === undefined ? {} : { crlfEnds: ending }) };
+}
+
+/** How often {@link countLines} looks at the clock, in lines counted. */
+const COUNT_CLOCK_EVERY = 1024;
+
+/**
+ * The lines an exact prefilter (`LiteralPrefilter.exact`: the pattern is its run) finds,
+ * counted and not numbered — no line feed before a match is counted — as an unnumbered
+ * scan; undefined where the prefilter stopped looking or `deadline` passed.
+ */
+function countLines(prefilter: NonNullable<Matcher['prefilter']>, bytes: Uint8Array, deadline: number, now: () => number): ScanResult | undefined {
+  let n = 0;
+  let late = false;
+  const seen = prefilter.linesHolding(bytes, () => {
+    if (++n % COUNT_CLOCK_EVERY === 0 && now() > deadline) late = true;
+    return late;
+  });
+  if (late || seen === 'unsure') return undefined;
+  return { hits: new Uint32Array(n), lines: n, gaveUp: new Uint32Array(0), unnumbered: true };
 }

@@ -34,6 +34,12 @@ export interface LiteralPrefilter {
    * whole would (lines may be left untold).
    */
   linesHolding(bytes: Uint8Array, visit: (start: number, end: number) => boolean): 'stopped' | 'done' | 'unsure';
+  /**
+   * The pattern is its run and nothing else (ASCII characters, `\d` and `\w`, no CR or
+   * line feed): a line the run is on is a line the pattern matches, so a search line by
+   * line need not test the lines {@link linesHolding} tells it of.
+   */
+  readonly exact: boolean;
 }
 
 /**
@@ -111,7 +117,17 @@ interface CompiledRun {
   readonly anchorBytes: readonly number[];
   /** How common its anchor is ({@link frequency}; lower is rarer). */
   readonly cost: number;
+  /** The run's bytes, where each element accepts one byte only: looked up whole (`bytesIndexOf`). */
+  readonly needle?: Uint8Array;
 }
+
+/**
+ * Where bytes first appear in bytes, at or after `from` (-1: nowhere), as the runtime's
+ * `Buffer` looks them up (a native substring search, some four times quicker here than
+ * looking for the run's rarest byte and checking the rest in JavaScript); undefined
+ * where the runtime has no `Buffer`, and the runs are looked up by their anchors.
+ */
+const bytesIndexOf = (globalThis as { Buffer?: { prototype: { indexOf: (this: Uint8Array, needle: Uint8Array, from: number) => number } } }).Buffer?.prototype.indexOf;
 
 function compileRun(run: readonly RunElement[], caseInsensitive: boolean): CompiledRun {
   const tables = run.map((e) => acceptedBytes(e, caseInsensitive));
@@ -129,7 +145,19 @@ function compileRun(run: readonly RunElement[], caseInsensitive: boolean): Compi
   }
   const anchorBytes: number[] = [];
   for (let b = 0; b < 128; b++) if (tables[anchor][b]) anchorBytes.push(b);
-  return { length: run.length, tables, anchor, anchorBytes, cost };
+  const single = tables.map((t) => (t.indexOf(1) === t.lastIndexOf(1) ? t.indexOf(1) : -1));
+  const needle = bytesIndexOf !== undefined && !single.includes(-1) ? Uint8Array.from(single) : undefined;
+  return { length: run.length, tables, anchor, anchorBytes, cost, ...(needle === undefined ? {} : { needle }) };
+}
+
+/** Where the run's bytes (its `needle`) first appear at or after `from`, looked up again only past the last place found. */
+function nextNeedle(needle: Uint8Array, seen: Seen, bytes: Uint8Array, from: number): number {
+  const at = seen.at[0];
+  if (from >= seen.from[0] && (at === -1 || at >= from)) return at;
+  const found = (bytesIndexOf as NonNullable<typeof bytesIndexOf>).call(bytes, needle, from);
+  seen.from[0] = from;
+  seen.at[0] = found;
+  return found;
 }
 
 function matchesAt(r: CompiledRun, bytes: Uint8Array, start: number): boolean {
@@ -166,6 +194,10 @@ function nextAnchor(r: CompiledRun, seen: Seen, bytes: Uint8Array, j: number, fr
  * (-1: nowhere). `spend` is told of each false start.
  */
 function findRun(r: CompiledRun, seen: Seen, bytes: Uint8Array, from: number, to: number, spend: () => void): number {
+  if (r.needle !== undefined) {
+    const at = nextNeedle(r.needle, seen, bytes, from);
+    return at !== -1 && at + r.length <= to ? at : -1;
+  }
   let best = -1;
   for (let j = 0; j < r.anchorBytes.length; j++) {
     let i = nextAnchor(r, seen, bytes, j, from + r.anchor);
@@ -198,7 +230,10 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
   let pivot = 0;
   for (let k = 1; k < compiled.length; k++) if (compiled[k].cost < compiled[pivot].cost) pivot = k;
 
+  // Only characters and ASCII sets, at least one character, none a line's end: the run is the pattern.
+  const exact = topLevel.every((a) => (a.kind === 'character' && a.value < 128 && a.value !== 10 && a.value !== 13) || a.kind === 'set');
   const mayMatch = (bytes: Uint8Array): boolean => {
+    if (chosen.needle !== undefined) return (bytesIndexOf as NonNullable<typeof bytesIndexOf>).call(bytes, chosen.needle, 0) !== -1;
     // Past this many false starts, decoding costs less than looking on: let the file through.
     let budget = 64 + (bytes.length >> 4);
     let out = false;
@@ -221,6 +256,7 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
   return {
     run,
     runs,
+    exact,
     mayMatch,
     mayMatchLine(bytes) {
       return this.linesHolding(bytes, () => true) !== 'done';
@@ -246,7 +282,9 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
         const lineEnd = lf === -1 ? bytes.length : lf;
         // Every run in order, each after the one before, within this line (leftmost first
         // is best: each run has a fixed length, so its first place ends first).
-        let k = 0;
+        // A lone run within its line needs no second look: none of it lies between the
+        // line's start and `at`, as the line starts at or after `from`.
+        let k = compiled.length === 1 && at + p.length <= lineEnd ? 1 : 0;
         for (let cursor = lineStart; k < compiled.length; k++) {
           const found = findRun(compiled[k], seen[k], bytes, cursor, lineEnd, spend);
           if (found === -1 || out) break;

@@ -40,6 +40,12 @@ export interface ScanResult {
   readonly crlfEnds?: 'CRLF' | 'mixed';
   /** Set when the deadline stopped the scan: the first line not searched. */
   readonly stoppedAt?: number;
+  /**
+   * The matching lines were counted, not numbered (`scanAhead` for a page already full):
+   * every entry of `hits` is 0 and `crlfEnds` is not read. Only a file that is counted,
+   * never shown (`GrepFile.counted`), carries such a scan.
+   */
+  readonly unnumbered?: true;
 }
 
 /** A growing list of line numbers. */

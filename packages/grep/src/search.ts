@@ -295,9 +295,12 @@ export type AheadScan =
  * Workers): `'none'` only where no line matches, decided as `searchFiles` decides it;
  * `'unsure'` for bytes that look binary (the search reports those) and where the time
  * limit stopped the scan. A pattern that names a CR or a BOM is never `'none'` (its facts
- * need every file). Throws `GrepError` for a bad pattern.
+ * need every file). With `countOnly` (the caller's page is full, so it offers the file as
+ * `counted`), a pattern that is its run (`LiteralPrefilter.exact`) is answered by an
+ * unnumbered scan (`ScanResult.unnumbered`): its lines counted, no line feed before them
+ * counted — such a scan is for a `counted` file only. Throws `GrepError` for a bad pattern.
  */
-export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8Array, timeLimitMs: number, now: () => number = () => performance.now()): AheadScan {
+export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8Array, timeLimitMs: number, now: () => number = () => performance.now(), countOnly = false): AheadScan {
   const matcher = compileMatcher(pattern, options);
   if (looksBinary(bytes)) return { kind: 'unsure' };
   const noted = matcher.namesCr || matcher.namesBom;
@@ -305,7 +308,7 @@ export function scanAhead(pattern: string, options: PatternOptions, bytes: Uint8
     // Most files hold no line with the pattern's runs: told at once, nothing made for them.
     if (!mayHoldMatch(matcher, bytes)) return { kind: 'none' };
     // Line by line from the bytes where the prefilter picks the lines: no text decoded whole.
-    const lines = scanBytes(matcher, bytes, now() + timeLimitMs, now);
+    const lines = scanBytes(matcher, bytes, now() + timeLimitMs, now, !countOnly);
     if (lines !== undefined) {
       if (lines.hits.length === 0 && lines.gaveUp.length === 0) return { kind: 'none' };
       return { kind: 'scanned', result: { ...lines, bom: hasBom(bytes) }, lineEnds: false };
@@ -329,7 +332,8 @@ function countedFile(path: string, version: string | undefined, scan: MatchJobRe
     ...(scan.crlfEnds === undefined ? {} : { lineEndings: scan.crlfEnds }),
     results: hits.length,
     lines: scan.lines,
-    result: (k) => ({ line: hits[k], endLine: ends === undefined ? hits[k] : ends[k] }),
+    // An unnumbered scan's lines were counted, never numbered: there is no line to tell.
+    result: scan.unnumbered ? unshown : (k) => ({ line: hits[k], endLine: ends === undefined ? hits[k] : ends[k] }),
     shown: unshown,
     line: unshown,
     lineStart: unshown,

@@ -74,8 +74,15 @@ describe('mayMatch', () => {
   });
 
   test('lets a file through rather than spend more than decoding it would cost', () => {
-    // Thousands of near misses: the filter gives up and says the file may match.
-    expect(prefilter('zq')!.mayMatch(enc.encode('z.'.repeat(10_000)))).toBe(true);
+    // Thousands of near misses of a run looked up by its rarest byte (either case: no
+    // one string to look for): the filter gives up and says the file may match.
+    expect(prefilter('zq', true)!.mayMatch(enc.encode('z.'.repeat(10_000)))).toBe(true);
+  });
+
+  test('a run of one byte an element is looked up whole, so near misses cost nothing and it turns the file away', () => {
+    expect(prefilter('zq')!.mayMatch(enc.encode('z.'.repeat(10_000)))).toBe(false);
+    expect(prefilter('zq')!.mayMatch(enc.encode(`${'z.'.repeat(10_000)}zq`))).toBe(true);
+    expect(prefilter('z\\dq')!.mayMatch(enc.encode('z.'.repeat(10_000)))).toBe(true);
   });
 });
 
@@ -119,7 +126,39 @@ describe('mayMatchLine', () => {
   });
 
   test('lets a file through rather than spend more than decoding it would cost', () => {
-    expect(prefilter('ab\\s+zq')!.mayMatchLine(enc.encode('z.'.repeat(10_000)))).toBe(true);
+    expect(prefilter('ab\\s+zq', true)!.mayMatchLine(enc.encode('z.'.repeat(10_000)))).toBe(true);
+    // Lines read in vain count too, wherever the runs are looked up.
     expect(prefilter('ab\\s+zq')!.mayMatchLine(enc.encode('zq\n'.repeat(10_000)))).toBe(true);
+    expect(prefilter('ab\\s+zq')!.mayMatchLine(enc.encode('z.'.repeat(10_000)))).toBe(false);
+  });
+
+  test('a run holding a line feed is on no line, also where it is the only run', () => {
+    expect(prefilter('a\\nb')!.mayMatchLine(enc.encode('xa\nbx\n'))).toBe(false);
+    expect(prefilter('a\\nb')!.mayMatch(enc.encode('xa\nbx\n'))).toBe(true);
+    expect(prefilter('a\\nb', true)!.mayMatchLine(enc.encode('xA\nBx\n'))).toBe(false);
+  });
+});
+
+describe('exact', () => {
+  test('only a pattern that is its run: ASCII characters and \\d or \\w, no line end', () => {
+    for (const p of ['return', 'createReconciler', 'a\\db', 'id_\\w', '\\.git\\/', 'a{', 'x\\ty', '\\x41b']) expect(prefilter(p)!.exact).toBe(true);
+    for (const p of ['^return', 'return$', 'ab+c', 'a\\sb', '\\breturn', 'foo\\d+', 'a\\nb', 'x\\ry', '(foo)bar', 'r.turn', 'caf\u00e9x', 'a(?=b)', 'a{2}b']) expect(prefilter(p)?.exact ?? false).toBe(false);
+  });
+
+  test('a line holds the run exactly when the pattern matches it, in either case where asked', () => {
+    const line = fc.array(fc.constantFrom('re', 'RE', 'turn', 'Return', 'return', 'k', 'K', '\u212a', '\u017f', 's', 'S', '1', '_', ' ', '\uFFFD', '\u00e9', '\r', '\t', 'a{', 'id_'), { maxLength: 12 }).map((xs) => xs.join(''));
+    const pattern = fc.constantFrom('return', 'Return', 'k', 'ks', 're\\d', 'e\\w', 'turn\\w\\d', '_\\w', 'a{', 'id_\\w', '\\ts');
+    let matched = 0;
+    fc.assert(
+      fc.property(line, pattern, fc.boolean(), (l, p, ci) => {
+        const f = prefilter(p, ci)!;
+        expect(f.exact).toBe(true);
+        const matches = new RegExp(p, ci ? 'i' : '').test(l);
+        if (matches) matched++;
+        expect(f.mayMatchLine(enc.encode(l))).toBe(matches);
+      }),
+      params(5000),
+    );
+    expect(matched).toBeGreaterThan(500);
   });
 });

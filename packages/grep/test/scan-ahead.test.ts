@@ -106,6 +106,73 @@ describe('scanAhead', () => {
     expect(counted).toBeGreaterThan(300);
   }, 120_000);
 
+  test('counting only, a search given the scans counted answers the counts and facts one given the bytes does; only a pattern that is its run goes unnumbered', async () => {
+    let unnumbered = 0;
+    let numbered = 0;
+    // What a page that is full reads of a found file: its counts, never its lines.
+    const counts = (f: FoundFile) => ({ path: f.path, results: f.results, lines: f.lines });
+    const literal = fc.array(fc.constantFrom('a', 'b', 'ab', 'foo', 'k', 'Error', '\\d', '\\w', '_', ' ', '\\.', '\\t'), { minLength: 1, maxLength: 2 }).map((xs) => xs.join(''));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof({ weight: 3, arbitrary: literal }, { weight: 1, arbitrary: pattern }), fc.array(fileBytes, { minLength: 1, maxLength: 4 }), options, async (p, bs, opts) => {
+        if (!accepted(p, opts.fixedStrings)) return;
+        const read: GrepFile[] = bs.map((bytes, k) => ({ path: `f${k}`, bytes }));
+        const ahead: GrepFile[] = bs.map((bytes, k) => {
+          const a = scanAhead(p, opts, bytes, 10_000, undefined, true);
+          if (a.kind === 'none') return { path: `f${k}`, noMatch: true, size: bytes.length };
+          if (a.kind === 'scanned') {
+            // Numbered or not, the same scan but for the numbers (and the line ends, not read).
+            const full = scanAhead(p, opts, bytes, 10_000);
+            if (full.kind !== 'scanned') throw new Error('counting changed what the scan said');
+            if (a.result.unnumbered) {
+              unnumbered++;
+              expect([...a.result.hits].every((h) => h === 0)).toBe(true);
+              expect({ n: a.result.hits.length, lines: a.result.lines, gaveUp: [...a.result.gaveUp], bom: a.result.bom }).toEqual({
+                n: full.result.hits.length,
+                lines: full.result.lines,
+                gaveUp: [...full.result.gaveUp],
+                bom: full.result.bom,
+              });
+            } else {
+              numbered++;
+              expect(a).toEqual(full);
+            }
+            return { path: `f${k}`, counted: { size: bytes.length, scan: a.result } };
+          }
+          return { path: `f${k}`, bytes };
+        });
+        const run = async (files: GrepFile[]) => {
+          const found: unknown[] = [];
+          const facts = await searchFiles(p, files, { ...opts, maxFileSize: 30 }, { found: (f) => void found.push(counts(f)) });
+          return { facts, found };
+        };
+        expect(await run(ahead)).toEqual(await run(read));
+      }),
+      params(3000),
+    );
+    expect(unnumbered).toBeGreaterThan(150);
+    expect(numbered).toBeGreaterThan(300);
+  }, 120_000);
+
+  test('an unnumbered scan is only for a pattern that is its run, and its lines are not told', async () => {
+    const bytes = enc.encode('a b\nb\r\nxb\n');
+    const a = scanAhead('b', plain, bytes, 10_000, undefined, true);
+    if (a.kind !== 'scanned') throw new Error('expected a scan');
+    expect(a.result.unnumbered).toBe(true);
+    expect(a.result.lines).toBe(3);
+    const found: FoundFile[] = [];
+    const facts = await searchFiles('b', [{ path: 'x', counted: { size: bytes.length, scan: a.result } }], plain, { found: (f) => void found.push(f) });
+    expect(facts.totalMatches).toBe(3);
+    expect(found[0].results).toBe(3);
+    expect(() => found[0].result(0)).toThrow('searched to be counted, not shown');
+    for (const p of ['b$', '^b', 'b\\s?', 'x?b', '(b)']) {
+      const s = scanAhead(p, plain, bytes, 10_000, undefined, true);
+      expect(s.kind === 'scanned' && s.result.unnumbered === undefined).toBe(true);
+    }
+    // A pattern naming a CR is never counted unnumbered: its facts need the line ends.
+    const cr = scanAhead('b\\r', plain, bytes, 10_000, undefined, true);
+    expect(cr.kind === 'scanned' && cr.result.unnumbered === undefined).toBe(true);
+  });
+
   test("a counted file's lines can't be shown: asking throws, and says why", async () => {
     const bytes = enc.encode('a b\nb\n');
     const a = scanAhead('b', plain, bytes, 10_000);

@@ -57,7 +57,8 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
     }
     const bytes = 'bytes' in item ? item.bytes : unpacking.unpack(item.codec, item.packed);
     const limit = itemLimitMs(job.itemMs, bytes.length);
-    const ahead = scanAhead(job.pattern, job.options, bytes, limit, now);
+    // A full page's search only counts: a file's lines need no numbers (`scanAhead`'s `countOnly`).
+    const ahead = scanAhead(job.pattern, job.options, bytes, limit, now, job.counting === true);
     // A file whose scan ran past its limit makes the pattern slow here; the time it took is
     // matching time, and goes back with it to count against the search's deadline.
     const took = now() - started;
