@@ -12,6 +12,7 @@
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
 import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, type QuietJob, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { type SentVerdict, takeVerdicts } from './verdict-wire.ts';
 import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
@@ -42,7 +43,7 @@ export function prescanParallel(cores: number, longRunning = false): number {
   return Math.min(MAX_WORKERS, cores);
 }
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: WorkerVerdict[] | WorkerReadVerdict[]; slow?: boolean; error?: string; collections?: number; released?: true; keeps?: number | null; quiet?: boolean };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: SentVerdict<WorkerVerdict | WorkerReadVerdict>[]; tallies?: Float64Array; slow?: boolean; error?: string; collections?: number; released?: true; keeps?: number | null; quiet?: boolean };
 
 /** How long a search (and a pool that closes) waits for its Workers to say they let the store's file go. */
 const RELEASE_MS = 100;
@@ -381,7 +382,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       };
       const onMessage = (event: MessageEvent<Reply>) => {
         if (event.data.id !== id) return;
-        const { progress, verdicts, slow } = event.data;
+        const { progress, verdicts, tallies, slow } = event.data;
         if (progress !== undefined) {
           arm(job.stallMs + STALL_GRACE_MS);
           return;
@@ -395,7 +396,14 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
           slot.lost = undefined;
           give(slot);
         }
-        resolve(verdicts === undefined ? undefined : { verdicts: verdicts as T[], slow: slow === true });
+        let taken: T[] | undefined;
+        try {
+          taken = verdicts === undefined ? undefined : (takeVerdicts({ verdicts, ...(tallies === undefined ? {} : { tallies }) }) as T[]);
+        } catch {
+          // Verdicts that do not add up count as none: the search reads and searches the batch itself.
+          taken = undefined;
+        }
+        resolve(taken === undefined ? undefined : { verdicts: taken, slow: slow === true });
       };
       slot.batches.push(mine);
       if (slot.batches.length === 1) mine.begin();

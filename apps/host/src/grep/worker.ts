@@ -17,6 +17,7 @@ import { type DiskReader, diskReader, type SearchReading } from '../disk/disk-po
 import { stillQuiet } from '../disk/quiet.ts';
 import { keptConnection, mapStoreFile, readPackedBlobs, releasePackedBlobs } from './blob-file.ts';
 import { HeapBound, itemLimitMs, PROGRESS_MS, type QuietJob, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { sendVerdicts } from './verdict-wire.ts';
 
 declare const self: Worker;
 
@@ -226,7 +227,9 @@ self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; presca
           : batch.read === undefined
             ? prescan(id, batch)
             : await readAndPrescan(id, { ...batch, read: batch.read });
-      self.postMessage({ id, verdicts, slow }, [...new Set(moved)]);
+      // Most verdicts cross as numbers (`verdict-wire.ts`): an object apiece cost more to send than the rest of a batch.
+      const wire = sendVerdicts<WorkerVerdict | WorkerReadVerdict>(verdicts, moved);
+      self.postMessage({ id, ...wire.sent, slow }, [...new Set(wire.moved)]);
       // The batch's bytes and texts are garbage now (what matched has moved to the caller).
       bound?.check();
       return;
