@@ -129,6 +129,9 @@ interface CompiledRun {
  */
 const bytesIndexOf = (globalThis as { Buffer?: { prototype: { indexOf: (this: Uint8Array, needle: Uint8Array, from: number) => number } } }).Buffer?.prototype.indexOf;
 
+/** Where `needle` first appears in `bytes` at or after `from` (-1: nowhere); only for a run that has one (so `Buffer` is there). */
+const needleAt = (bytes: Uint8Array, needle: Uint8Array, from: number): number => (bytesIndexOf as NonNullable<typeof bytesIndexOf>).call(bytes, needle, from);
+
 function compileRun(run: readonly RunElement[], caseInsensitive: boolean): CompiledRun {
   const tables = run.map((e) => acceptedBytes(e, caseInsensitive));
   // Look for the rarest character of the run, then check the rest around it.
@@ -154,7 +157,7 @@ function compileRun(run: readonly RunElement[], caseInsensitive: boolean): Compi
 function nextNeedle(needle: Uint8Array, seen: Seen, bytes: Uint8Array, from: number): number {
   const at = seen.at[0];
   if (from >= seen.from[0] && (at === -1 || at >= from)) return at;
-  const found = (bytesIndexOf as NonNullable<typeof bytesIndexOf>).call(bytes, needle, from);
+  const found = needleAt(bytes, needle, from);
   seen.from[0] = from;
   seen.at[0] = found;
   return found;
@@ -233,7 +236,7 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
   // Only characters and ASCII sets, at least one character, none a line's end: the run is the pattern.
   const exact = topLevel.every((a) => (a.kind === 'character' && a.value < 128 && a.value !== 10 && a.value !== 13) || a.kind === 'set');
   const mayMatch = (bytes: Uint8Array): boolean => {
-    if (chosen.needle !== undefined) return (bytesIndexOf as NonNullable<typeof bytesIndexOf>).call(bytes, chosen.needle, 0) !== -1;
+    if (chosen.needle !== undefined) return needleAt(bytes, chosen.needle, 0) !== -1;
     // Past this many false starts, decoding costs less than looking on: let the file through.
     let budget = 64 + (bytes.length >> 4);
     let out = false;

@@ -36,26 +36,21 @@ function plainCount(v: Counted): boolean {
  * now sent as numbers (they stay behind, garbage).
  */
 export function sendVerdicts<V extends WorkerVerdict | WorkerReadVerdict>(verdicts: readonly V[], moved: ArrayBuffer[]): { sent: SentVerdicts<V>; moved: ArrayBuffer[] } {
-  let counts = 0;
-  for (const v of verdicts) if (v !== null && typeof v === 'object' && 'counted' in v && plainCount(v)) counts++;
-  const tallies = counts === 0 ? undefined : new Float64Array(3 * counts);
+  const counts: number[] = [];
   const left = new Set<ArrayBuffer>();
-  let k = 0;
   const sent = verdicts.map((v): SentVerdict<V> => {
     if (v === null || typeof v !== 'object') return v;
     if ('none' in v) return v.none;
-    if (!('counted' in v) || tallies === undefined || !plainCount(v)) return v;
+    if (!('counted' in v) || !plainCount(v)) return v;
     const { size, scan } = v.counted;
-    tallies[3 * k] = size;
-    tallies[3 * k + 1] = scan.lines;
-    tallies[3 * k + 2] = scan.bom ? 1 : 0;
+    counts.push(size, scan.lines, scan.bom ? 1 : 0);
     left.add(scan.hits.buffer as ArrayBuffer);
     left.add(scan.gaveUp.buffer as ArrayBuffer);
-    return -1 - k++;
+    return -counts.length / 3;
   });
-  const kept = left.size === 0 ? moved : moved.filter((b) => !left.has(b));
-  if (tallies !== undefined) kept.push(tallies.buffer as ArrayBuffer);
-  return { sent: { verdicts: sent, ...(tallies === undefined ? {} : { tallies }) }, moved: kept };
+  if (counts.length === 0) return { sent: { verdicts: sent }, moved };
+  const tallies = Float64Array.from(counts);
+  return { sent: { verdicts: sent, tallies }, moved: [...moved.filter((b) => !left.has(b)), tallies.buffer as ArrayBuffer] };
 }
 
 /** One verdict as the Worker made it, from what crossed. */
