@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { runMatchJob } from '@ws/grep';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
-import { BATCH_BYTES, BATCH_FILES, batches, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
+import { ahead, BATCH_BYTES, BATCH_FILES, batches, batchesOf, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { diskPort, diskReader } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
@@ -40,6 +40,50 @@ describe('batches hold at most their limits', () => {
         if (read.length > 1) expect(bytes).toBeLessThanOrEqual(limits.bytes);
         expect(b.length).toBeGreaterThan(0);
       }
+    }
+  });
+
+  test('made one at a time: a size is asked only as its batch (or the one it closes) is made, and the batches are the same', () => {
+    for (let round = 0; round < 100; round++) {
+      const limits = { files: 1 + r(8), bytes: 1 + r(500) };
+      const sizes = Array.from({ length: 1 + r(120) }, () => [0, 1, r(100), r(600), limits.bytes + 1][r(5)]);
+      const asked: number[] = [];
+      const made = batchesOf(
+        sizes.map((_, k) => k),
+        (k) => {
+          asked.push(k);
+          return sizes[k];
+        },
+        limits,
+      );
+      const cut: number[][] = [];
+      for (const b of made) {
+        // Asked of this batch's entries and at most the first of the next.
+        const last = b[b.length - 1];
+        expect(asked.every((k) => k <= last + 1)).toBe(true);
+        expect(asked).toContain(last);
+        cut.push(b);
+      }
+      expect(cut).toEqual(batches(sizes.map((_, k) => k), (k) => sizes[k], limits));
+    }
+  });
+
+  test('searched ahead, an input is taken only as it is started: at most `depth` ahead of the one given', async () => {
+    for (const depth of [1, 2, 3, 5]) {
+      let taken = 0;
+      function* inputs() {
+        for (let k = 0; k < 12; k++) {
+          taken++;
+          yield k;
+        }
+      }
+      const given: number[] = [];
+      for await (const v of ahead(inputs(), async (k) => k * 2, depth)) {
+        given.push(v);
+        // The one given, and up to `depth` more started behind it.
+        expect(taken).toBeLessThanOrEqual(Math.min(12, given.length + depth));
+      }
+      expect(given).toEqual(Array.from({ length: 12 }, (_, k) => k * 2));
     }
   });
 

@@ -338,6 +338,31 @@ describe('a whole-mount grep where nothing changed', () => {
     expect(await lines()).toBe(after);
   });
 
+  test("with the store's index built, a grep planned from the record names what a pass-planned one does; after disk changed, a file's new text is found though the lookup was taken before the pass stored it", async () => {
+    const m = await keptQuiet();
+    const store = m.host.store as NonNullable<typeof m.host.store>;
+    while (store.indexSome(1_000) > 0) {}
+    const lines = async (pattern: string) => JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern } }));
+    // The index narrows the search (x.ts and y.ts are ruled out for "one") and the record plans it.
+    const before = quietAnswers.count;
+    const quiet = await lines('one');
+    expect(quietAnswers.count).toBe(before + 1);
+    expect(quiet).toContain('a.txt');
+    const db = new Database(m.config.storePath);
+    db.run('UPDATE changes SET n = n + 1'); // a pass, for the reference
+    db.close();
+    expect(await lines('one')).toBe(quiet);
+    await quietSoon(m.sync);
+    // Disk's change fails the record's check after its lookup was taken: the pass stores the
+    // new text as a blob the index does not know, which that lookup would have ruled out.
+    rewriteKeepingMtime(join(m.root, 'src/deep/y.ts'), 'export const y = "zebra";\n');
+    const after = quietAnswers.count;
+    const found = await lines('zebra');
+    expect(quietAnswers.count).toBe(after);
+    expect(found).toContain('y.ts');
+    expect(found).toContain('zebra');
+  });
+
   test('passes after a tool wrote a draft, and finds the draft', async () => {
     const m = await keptQuiet();
     expect((await grep(m, 'one')).quiet).toBe(true);

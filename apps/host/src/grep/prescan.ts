@@ -277,15 +277,23 @@ export function prescanJob(query: SearchQuery, items: readonly PrescanItem[], la
  * {@link BATCH_FILES}) and at most `limits.bytes` bytes (default {@link BATCH_BYTES}; a
  * single larger entry goes alone). `size` of each; 0: nothing to read, which rides along free.
  */
-export function batches<T>(list: readonly T[], size: (t: T) => number, limits: BatchLimits = { files: BATCH_FILES, bytes: BATCH_BYTES }): T[][] {
-  const out: T[][] = [];
+export function batches<T>(list: Iterable<T>, size: (t: T) => number, limits: BatchLimits = { files: BATCH_FILES, bytes: BATCH_BYTES }): T[][] {
+  return [...batchesOf(list, size, limits)];
+}
+
+/**
+ * {@link batches}, each made when it is wanted: `size` is asked of an entry only as the
+ * batch it joins (or the one before, which it closes) is made, so a caller can work its
+ * entries out as it goes, the first batch sent before the last entry is looked at.
+ */
+export function* batchesOf<T>(list: Iterable<T>, size: (t: T) => number, limits: BatchLimits = { files: BATCH_FILES, bytes: BATCH_BYTES }): Generator<T[]> {
   let cur: T[] = [];
   let bytes = 0;
   let files = 0;
   for (const t of list) {
     const n = size(t);
     if (n > 0 && files > 0 && (files >= limits.files || bytes + n > limits.bytes)) {
-      out.push(cur);
+      yield cur;
       cur = [];
       bytes = 0;
       files = 0;
@@ -294,20 +302,25 @@ export function batches<T>(list: readonly T[], size: (t: T) => number, limits: B
     bytes += n;
     if (n > 0) files++;
   }
-  if (cur.length > 0) out.push(cur);
-  return out;
+  if (cur.length > 0) yield cur;
 }
 
 /**
  * The results of `start` over `inputs`, in order, with up to `depth` started ahead of the
  * one being taken: the Workers work on the next batches while the caller searches this one.
- * `start` must not reject (a batch that fails answers so).
+ * An input is taken from `inputs` only when it is started. `start` must not reject (a
+ * batch that fails answers so).
  */
-export async function* ahead<T, R>(inputs: readonly T[], start: (input: T) => Promise<R>, depth: number): AsyncIterable<R> {
+export async function* ahead<T, R>(inputs: Iterable<T>, start: (input: T) => Promise<R>, depth: number): AsyncIterable<R> {
   const started: Promise<R>[] = [];
-  let next = 0;
+  const source = inputs[Symbol.iterator]();
+  let done = false;
   const fill = () => {
-    while (next < inputs.length && started.length < depth) started.push(start(inputs[next++]));
+    while (!done && started.length < depth) {
+      const next = source.next();
+      if (next.done) done = true;
+      else started.push(start(next.value));
+    }
   };
   fill();
   while (started.length > 0) {

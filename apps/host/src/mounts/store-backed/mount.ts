@@ -27,7 +27,7 @@ import { listPath } from './list.ts';
 import { materializePath } from './materialize.ts';
 import { readPath } from './read.ts';
 import { type ReviewVerbs, reviewVerbs, withReviewNotes } from './review.ts';
-import { searchBytes, searchPlan } from './search.ts';
+import { indexLookup, type PlanAfter, searchBytes, searchPlan } from './search.ts';
 import { mountStatus } from './status.ts';
 import { guarded } from './failures.ts';
 import { acceptRoot, syncPath } from './sync.ts';
@@ -171,9 +171,11 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       }
       // A watched mount's changes are passed over before the lock is taken (the watcher's passes take it).
       const settled = ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
-      const after: { keep?: () => void } = {};
+      const after: PlanAfter = {};
+      const lookFor = await indexLookup(ctx, query);
+      if (lookFor !== undefined) after.lookFor = lookFor;
       const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled, after)), (message) => [{ path, source: 'skip' as const, reason: message }]);
-      yield* searchBytes(ctx, plan, query);
+      yield* searchBytes(ctx, plan, query, after);
       // Every file planned was read: a pass that changed nothing keeps its record now.
       after.keep?.();
     },

@@ -14,7 +14,7 @@
  */
 import { type PassDone, type PassResult, showsFile } from '@ws/reconcile';
 import type { Report } from '@ws/tools';
-import type { QuietRecord, QuietRecords } from '../../store/store.ts';
+import type { BlobLookup, QuietRecord, QuietRecords } from '../../store/store.ts';
 import { QUIET_SHARING, quietEntries, quietShare } from '../../disk/quiet.ts';
 import type { StoreMountContext } from './context.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
@@ -220,8 +220,13 @@ function planBeside(result: PassDone): string {
   return JSON.stringify(reportedItems(result.paths).filter((item) => item.source !== 'workspace' || item.conflict !== undefined));
 }
 
-/** The files a search of the whole mount looks at, where a kept record says nothing changed since its pass; else undefined. */
-export async function quietPlan(ctx: StoreMountContext, branch: string): Promise<SearchItem[] | undefined> {
+/**
+ * The files a search of the whole mount looks at, where a kept record says nothing changed
+ * since its pass; else undefined. `lookFor`: the index's lookup for the search, taken
+ * after the tree's rows while a Worker checks the stats (see `PlanAfter` in search.ts),
+ * and given back beside the plan.
+ */
+export async function quietPlan(ctx: StoreMountContext, branch: string, lookFor?: () => BlobLookup | undefined): Promise<{ plan: SearchItem[]; lookup?: BlobLookup } | undefined> {
   const kept = keptRecord(ctx, branch);
   if (kept === undefined || kept.plan === '') return undefined;
   // The tree's rows are read while a Worker checks the stats; they are used only where the stats hold.
@@ -243,9 +248,14 @@ export async function quietPlan(ctx: StoreMountContext, branch: string): Promise
       return undefined;
     }
   };
+  let lookup: BlobLookup | undefined;
   let checked: { holds: boolean; value: SearchItem[] | undefined };
   try {
-    checked = await statsHoldShared(ctx, kept, rows);
+    checked = await statsHoldShared(ctx, kept, () => {
+      const plan = rows();
+      if (plan !== undefined) lookup = lookFor?.();
+      return plan;
+    });
   } catch {
     return undefined;
   }
@@ -254,5 +264,5 @@ export async function quietPlan(ctx: StoreMountContext, branch: string): Promise
   // As a whole pass would: with its watcher's passes from here, the store holds what disk does.
   if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
   quietAnswers.count++;
-  return sortedIfNeeded(plan);
+  return { plan: sortedIfNeeded(plan), ...(lookup === undefined ? {} : { lookup }) };
 }

@@ -9,7 +9,7 @@
  * the one a scan of every file gives.
  */
 import type { SearchFile, SearchQuery } from '@ws/tools';
-import { ahead as aheadOf, BATCH_BYTES, batches, type Counted, ONE_SHOT_BATCH_FILES, prescanJob } from '../../grep/prescan.ts';
+import { ahead as aheadOf, BATCH_BYTES, batchesOf, type Counted, ONE_SHOT_BATCH_FILES, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
 import type { BlobLookup } from '../../store/store.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
@@ -60,13 +60,50 @@ function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
 }
 
 /**
+ * What a search's plan leaves its caller beside the files. `keep`: the quiet record to keep
+ * once every file was read. `lookFor`: the index's lookup for the search's query
+ * ({@link indexLookup}); where the plan comes from a quiet record, it is taken while a
+ * Worker checks the record's stats, after the tree's rows, and left in `lookup` for
+ * {@link searchBytes} — whose own lookup came after the check and waited for it, the Worker
+ * idle. Taken there, it names the same files: the plan's blobs are all in the store when
+ * the rows are read (no pass writes on that path), and a blob the index covers later is
+ * one it named as not covered, which is read.
+ */
+export interface PlanAfter {
+  keep?: () => void;
+  lookFor?: () => BlobLookup | undefined;
+  lookup?: BlobLookup;
+}
+
+/**
+ * The store index's lookup for `query`, to be taken later (undefined: the index cannot
+ * narrow it — no terms — or the lookup failed, and every file is read). Loads grep's
+ * engine, which the search needs next anyway.
+ */
+export async function indexLookup(ctx: StoreMountContext, query: SearchQuery | undefined): Promise<(() => BlobLookup | undefined) | undefined> {
+  if (query === undefined) return undefined;
+  // grep's engine loads with the first search, not with the mount.
+  const terms = (await import('@ws/grep')).indexTerms(query.pattern, query);
+  if (terms === undefined) return undefined;
+  return () => {
+    try {
+      return ctx.store.blobsMayHold(terms, query.caseInsensitive === true);
+    } catch (err) {
+      // The index is an optimisation: without it every file is read.
+      if (process.env.WS_DEBUG === '1') console.error(err);
+      return undefined;
+    }
+  };
+}
+
+/**
  * The files grep looks at under `path` (contained already), decided under the lock: after
  * a pass over the path, or — `settled`: the mount's watcher keeps the store current — from
  * the records alone, or from a quiet record (the README, "A quiet sync"). Where a pass of
  * the whole mount may keep its record, `after.keep` is set: the caller keeps it once the
  * search has read every file (see `quietKeeping`).
  */
-export async function searchPlan(ctx: StoreMountContext, path: string, settled: boolean, after: { keep?: () => void }): Promise<SearchItem[]> {
+export async function searchPlan(ctx: StoreMountContext, path: string, settled: boolean, after: PlanAfter): Promise<SearchItem[]> {
   const { store, config } = ctx;
   const branch = store.selectedBranch();
   if (settled && ctx.checksDisk) {
@@ -85,8 +122,11 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled: 
   // tree and that record say what the pass would ("A quiet sync" in the README).
   const whole = scope.kind === 'directory' && scope.path === '';
   if (whole) {
-    const quiet = await quietPlan(ctx, branch);
-    if (quiet !== undefined) return quiet;
+    const quiet = await quietPlan(ctx, branch, after.lookFor);
+    if (quiet !== undefined) {
+      if (quiet.lookup !== undefined) after.lookup = quiet.lookup;
+      return quiet.plan;
+    }
   }
   const passing = () => ctx.pass(scope, { unchangedByCount: true, listUnchanged: true });
   // A one-shot grep's peak is its pass: a walk's Worker would add its heap to it (the host
@@ -138,17 +178,26 @@ const CONFLICT_RULED = 2;
 
 /**
  * Each planned file's verdict, looked up once: a plan holds tens of thousands of files,
- * and a warm regex grep spent some 7 ms a call looking each one up three times.
+ * and a warm regex grep spent some 7 ms a call looking each one up three times. Looked up
+ * as the batches are made (`judge`, before a file's size is asked), not all before the
+ * first: a one-shot regex grep of the bench tree spent some 25 ms on its 42,000 files'
+ * verdicts and batches while its Worker waited for the first. A file not judged yet reads
+ * as not ruled out — read, never wrongly left out.
  */
-function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boolean): Verdicts {
+function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boolean): Verdicts & { judge(i: number): void } {
   const out = new Uint8Array(plan.length);
-  for (let i = 0; i < plan.length; i++) {
+  const judge = (i: number) => {
     const item = plan[i];
-    if (item.source !== 'workspace') continue;
+    if (item.source !== 'workspace') return;
     if (ruledOut(item.hash)) out[i] |= RULED;
     if (item.conflict && ruledOut(item.conflict.hash)) out[i] |= CONFLICT_RULED;
-  }
-  return { plan, out };
+  };
+  return { plan, out, judge };
+}
+
+/** The indices 0 to n - 1, one at a time. */
+function* upTo(n: number): Generator<number> {
+  for (let i = 0; i < n; i++) yield i;
 }
 
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
@@ -248,25 +297,17 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
  * come as `noMatch`, and with grep's Workers, so do the files they searched ahead and
  * found no line of matching.
  */
-export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query?: SearchQuery): AsyncIterable<SearchFile> {
-  // grep's engine loads with the first search, not with the mount.
-  const terms = query === undefined ? undefined : (await import('@ws/grep')).indexTerms(query.pattern, query);
-  let lookup: ReturnType<StoreMountContext['store']['blobsMayHold']> | undefined;
-  if (terms !== undefined) {
-    try {
-      lookup = ctx.store.blobsMayHold(terms, query?.caseInsensitive === true);
-    } catch (err) {
-      // The index is an optimisation: without it every file is read.
-      if (process.env.WS_DEBUG === '1') console.error(err);
-    }
-  }
+export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query?: SearchQuery, lookedUp?: { readonly lookFor?: () => BlobLookup | undefined; readonly lookup?: BlobLookup }): AsyncIterable<SearchFile> {
+  // The plan's own lookup where it took one; else taken now, after the plan.
+  const lookup = lookedUp?.lookup ?? (lookedUp === undefined ? (await indexLookup(ctx, query))?.() : lookedUp.lookFor?.());
   const may = lookup?.may;
   const unindexed = lookup?.unindexed;
   const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
   const verdicts = verdictsOf(plan, ruledOut);
   const { out } = verdicts;
-  // What a file costs a batch: the bytes it reads.
+  // What a file costs a batch: the bytes it reads (its verdict looked up first).
   const sizeOf = (i: number) => {
+    verdicts.judge(i);
     const item = plan[i];
     if (item.source !== 'workspace') return 0;
     return ((out[i] & RULED) === 0 ? item.size : 0) + (item.conflict !== undefined && (out[i] & CONFLICT_RULED) === 0 ? item.conflict.size : 0);
@@ -279,7 +320,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   // A one-shot command's batches are smaller: fewer bytes held at once (`ONE_SHOT_BATCH_FILES`).
   const limits = ctx.oneShot ? { files: ONE_SHOT_BATCH_FILES, bytes: BATCH_BYTES } : undefined;
   try {
-    for await (const batch of aheadOf(batches(plan.map((_, i) => i), sizeOf, limits), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
+    for await (const batch of aheadOf(batchesOf(upTo(plan.length), sizeOf, limits), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
       for (const i of batch.items) {
         const item = plan[i];
         // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
