@@ -64,10 +64,11 @@ function inPathOrder(a: SearchItem[], b: SearchItem[]): SearchItem[] {
  * once every file was read. `lookFor`: the index's lookup for the search's query
  * ({@link indexLookup}); where the plan comes from a quiet record, it is taken while a
  * Worker checks the record's stats, after the tree's rows, and left in `lookup` for
- * {@link searchBytes} — whose own lookup came after the check and waited for it, the Worker
- * idle. Taken there, it names the same files: the plan's blobs are all in the store when
- * the rows are read (no pass writes on that path), and a blob the index covers later is
- * one it named as not covered, which is read.
+ * {@link searchBytes}, which otherwise takes it after the plan (the Worker idle
+ * meanwhile). Taken there, it names the same files: the plan's blobs are all in the store
+ * when the rows are read (no pass writes on that path), and a blob the index covers later
+ * is one it named as not covered, which is read. Where the stats do not hold, it is
+ * dropped: the pass that follows may store blobs it never saw.
  */
 export interface PlanAfter {
   keep?: () => void;
