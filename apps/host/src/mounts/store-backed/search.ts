@@ -196,10 +196,6 @@ function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boo
   return { plan, out, judge };
 }
 
-/** The indices 0 to n - 1, one at a time. */
-function* upTo(n: number): Generator<number> {
-  for (let i = 0; i < n; i++) yield i;
-}
 
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
 interface ReadBatch {
@@ -298,9 +294,9 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
  * come as `noMatch`, and with grep's Workers, so do the files they searched ahead and
  * found no line of matching.
  */
-export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query?: SearchQuery, lookedUp?: { readonly lookFor?: () => BlobLookup | undefined; readonly lookup?: BlobLookup }): AsyncIterable<SearchFile> {
+export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query: SearchQuery | undefined, after: Pick<PlanAfter, 'lookFor' | 'lookup'>): AsyncIterable<SearchFile> {
   // The plan's own lookup where it took one; else taken now, after the plan.
-  const lookup = lookedUp?.lookup ?? (lookedUp === undefined ? (await indexLookup(ctx, query))?.() : lookedUp.lookFor?.());
+  const lookup = after.lookup ?? after.lookFor?.();
   const may = lookup?.may;
   const unindexed = lookup?.unindexed;
   const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
@@ -321,7 +317,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   // A one-shot command's batches are smaller: fewer bytes held at once (`ONE_SHOT_BATCH_FILES`).
   const limits = ctx.oneShot ? { files: ONE_SHOT_BATCH_FILES, bytes: BATCH_BYTES } : undefined;
   try {
-    for await (const batch of aheadOf(batchesOf(upTo(plan.length), sizeOf, limits), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
+    for await (const batch of aheadOf(batchesOf(plan.keys(), sizeOf, limits), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
       for (const i of batch.items) {
         const item = plan[i];
         // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
