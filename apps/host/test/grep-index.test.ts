@@ -23,7 +23,7 @@ setDefaultTimeout(240_000);
 
 const RG = Bun.which('rg');
 const MAX_FILE = 6_000;
-const WORDS = ['return', 'returned', 'Foo', 'foo12', 'bar', 'a.b(c', 'start', 'end', 'TODO', 'ünï', 'x', '$', 'createThing', 'ThingError'];
+const WORDS = ['return', 'returned', 'Foo', 'foo12', 'bar', 'a.b(c', 'start', 'end', 'TODO', 'ünï', 'x', '$', 'createThing', 'ThingError', 'Error'];
 const DIRS = ['', 'src', 'src/deep', 'docs', 'pkg/lib'];
 
 /** The patterns each answer is compared on: ones the index narrows, and ones it can't. */
@@ -32,6 +32,7 @@ const PATTERNS: { input: Record<string, unknown>; rg?: string[] }[] = [
   { input: { pattern: 'createThing' }, rg: ['-e', 'createThing'] },
   { input: { pattern: 'function\\s+\\w+Error' }, rg: ['-e', 'function\\s+\\w+Error'] },
   { input: { pattern: 'foo\\d+$' }, rg: ['-e', 'foo\\d+$'] },
+  { input: { pattern: '\\w\\d+ bar' }, rg: ['-e', '\\w\\d+ bar'] },
   { input: { pattern: 'FOO1', caseInsensitive: true }, rg: ['-i', '-e', 'FOO1'] },
   { input: { pattern: 'a.b(c', fixedStrings: true }, rg: ['-F', '-e', 'a.b(c'] },
   { input: { pattern: 'start[^\\n]*\\n[^\\n]*end', multiline: true }, rg: ['-U', '-e', 'start[^\\n]*\\n[^\\n]*end'] },
@@ -54,7 +55,7 @@ function text(): string | Uint8Array {
     const words: string[] = [];
     for (let w = r(6); w > 0; w--) words.push(WORDS[r(WORDS.length)]);
     // ASCII names only: ripgrep's \w is Unicode's, JavaScript's (without `u`) ASCII.
-    if (r(9) === 0) words.push(`function ${['create', 'Thing', 'foo12', 'a.b(c'][r(4)]}Error`);
+    if (r(9) === 0) words.push(`function ${['create', 'Thing', 'foo12', 'a.b(c', 'x_', '9', '', ' '][r(8)]}Error`);
     lines.push(words.join(' '));
   }
   const body = lines.join(end) + (r(2) === 0 ? end : '');

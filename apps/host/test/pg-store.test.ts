@@ -192,6 +192,11 @@ describe('the PostgreSQL store', () => {
     expect(store.blobsMayHold(['BETA_v']).may).toEqual(new Set([two]));
     expect(store.blobsMayHold(['beta_v']).may).toEqual(new Set());
     expect(store.blobsMayHold(['100%']).may).toEqual(new Set());
+    // A term's places of several characters: the runs of single ones (three at least) are looked for.
+    const word = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_';
+    expect(store.blobsMayHold([['f', 'u', 'n', word, 'a', 'l', 'p', 'h', 'a']]).may).toEqual(new Set([one]));
+    expect(store.blobsMayHold([['B', 'E', 'T', 'A', word, 'v', 'a', 'l']]).may).toEqual(new Set([two]));
+    expect(() => store.blobsMayHold([[word, 'a', 'b', word]])).toThrow('no term gives the search index a string to look up');
     store.close();
   });
 

@@ -92,6 +92,54 @@ describe('the search index', () => {
     expect(matchQuery(['1"2'], true)).toBe('"1""2"');
   });
 
+  test('a term’s place that may be several characters asks for every way of writing its trigrams, up to 64; none to ask for is refused', () => {
+    expect(matchQuery([['ab', 'c', 'd']])).toBe('("acd" OR "bcd")');
+    expect(matchQuery([['x', '12', 'y', 'z']])).toBe('("x1y" OR "x2y") AND ("1yz" OR "2yz")');
+    // A place of one character is a plain trigram, shared with a string term that spells it.
+    expect(matchQuery(['Err', ['E', 'r', 'r']])).toBe('"Err"');
+    expect(matchQuery([['a', 'b', '"']], true)).toBe('("ab""" OR "aB""" OR "Ab""" OR "AB""")');
+    const word = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_';
+    const wordE = matchQuery([[word, 'E', 'r']]);
+    expect(wordE.split(' OR ').length).toBe(63);
+    expect(wordE).toContain('"_Er"');
+    // Two word characters' places are 3,969 ways: left out, the term's other trigrams asked.
+    expect(matchQuery([[word, word, 'a', 'b']])).toBe(`(${[...word].map((c) => `"${c}ab"`).join(' OR ')})`);
+    // Folded, a word character's place beside two letters is 252 ways: left out.
+    expect(() => matchQuery([[word, 'E', 'r']], true)).toThrow('no term gives the search index a trigram to look up');
+    expect(() => matchQuery([[word, word, word]])).toThrow('no term gives the search index a trigram to look up');
+  });
+
+  test('terms with places of several characters name every blob holding them, and fewer than their characters alone would', async () => {
+    const store = await openStore(storePath());
+    const random = seededRandom(31);
+    const pieces = ['function', ' ', 'fooError', ' Error', '_Error', '9Error', 'new', 'x1y', 'x y', 'Error'];
+    const texts: Uint8Array[] = [];
+    for (let i = 0; i < 60; i++) texts.push(enc(`${Array.from({ length: 1 + random(5) }, () => pieces[random(pieces.length)]).join('')}\n`));
+    // One that holds `function` and `Error` with no word character before it.
+    texts.push(enc('function x = Error\n'));
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    while (store.indexSome(5) > 0);
+    const word = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_';
+    const cases: [terms: (string | string[])[], holds: (text: string) => boolean][] = [
+      [['function', [word, 'E', 'r', 'r', 'o', 'r']], (t) => t.includes('function') && /\wError/.test(t)],
+      [[['x', '0123456789', 'y']], (t) => /x\dy/.test(t)],
+    ];
+    for (const [terms, holds] of cases) {
+      const named = namedAmong(store.blobsMayHold(terms), texts);
+      const holding = [...new Set(texts.filter((t) => holds(new TextDecoder().decode(t))).map((t) => sha256(t)))].sort();
+      expect(holding.length).toBeGreaterThan(0);
+      // The index keeps no positions, so it may name more than hold the terms; here each
+      // of their trigrams is in a text only where the terms are, so it names just those.
+      expect(named).toEqual(holding);
+    }
+    // The characters alone (`Error`) name the texts with ` Error` too: the places narrow.
+    expect(namedAmong(store.blobsMayHold(['function', 'Error']), texts).length).toBeGreaterThan(
+      namedAmong(store.blobsMayHold(['function', [word, 'E', 'r', 'r', 'o', 'r']]), texts).length,
+    );
+    store.close();
+  });
+
   test('the index keeps case: a term names the blobs holding it as written; case-insensitive, in any case', async () => {
     const store = await openStore(storePath());
     const texts = ['throw new FooError()', 'a fooerror here', 'FOOERROR loud', 'nothing'].map((t) => enc(`${t}\n`.repeat(20)));

@@ -2,6 +2,7 @@ export {
   searchFiles,
   runMatchJob,
   indexTerms,
+  type IndexTerm,
   scanAhead,
   type AheadScan,
   type GrepFile,

@@ -18,6 +18,11 @@ export interface LiteralPrefilter {
   readonly run: readonly RunElement[];
   /** Every run every match contains, the chosen one among them, in pattern order. */
   readonly runs: readonly (readonly RunElement[])[];
+  /**
+   * Every run every match contains, for an index that looks each up alone (in no order,
+   * and they may overlap): {@link indexRuns}.
+   */
+  readonly indexRuns: readonly (readonly RunElement[])[];
   /** False only when the bytes cannot hold a match. */
   mayMatch(bytes: Uint8Array): boolean;
   /**
@@ -84,6 +89,43 @@ export function requiredRuns(topLevel: readonly TopLevelAtom[]): RunElement[][] 
     } else {
       close();
     }
+  }
+  close();
+  return runs;
+}
+
+/**
+ * Every run at the top level that every match contains, as {@link requiredRuns} finds
+ * them but for looking each up alone: an element that repeats at least once (`\w+`,
+ * `a{2,}`) also begins the run after it, since its last time is next to what follows (so
+ * `\w+Error` gives a run of a word character and `Error`). The runs may then share a
+ * character of a match, which the line test's "in order and apart" would not allow.
+ */
+export function indexRuns(topLevel: readonly TopLevelAtom[]): RunElement[][] {
+  if (topLevel.some((a) => a.kind === 'alternation')) return [];
+  const runs: RunElement[][] = [];
+  let run: RunElement[] = [];
+  // The element the atom just before put at the run's end, if it was one.
+  let last: RunElement | undefined;
+  const close = () => {
+    if (run.some((e) => typeof e === 'number')) runs.push(run);
+    run = [];
+  };
+  for (const atom of topLevel) {
+    if (atom.kind === 'character' && atom.value < 128) {
+      run.push(atom.value);
+      last = atom.value;
+      continue;
+    }
+    if (atom.kind === 'set') {
+      run.push(atom.set);
+      last = atom.set;
+      continue;
+    }
+    if (atom.kind === 'quantifier' && atom.min === 0) run.pop();
+    close();
+    if (atom.kind === 'quantifier' && atom.min > 0 && last !== undefined) run.push(last);
+    last = undefined;
   }
   close();
   return runs;
@@ -259,6 +301,7 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
   return {
     run,
     runs,
+    indexRuns: indexRuns(topLevel),
     exact,
     mayMatch,
     mayMatchLine(bytes) {

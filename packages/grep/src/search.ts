@@ -14,6 +14,7 @@ import { GrepError } from './grep-error.ts';
 import { searchLarge } from './large-search.ts';
 import { ByteLines, LineIndex } from './line-index.ts';
 import { scanBytes } from './line-scan.ts';
+import type { RunElement } from './literal-prefilter.ts';
 import { type Matcher, type PatternOptions, compileMatcher, firstMatchIn } from './matcher.ts';
 import { EXPECTED, badOptionMessage, patternNotStringMessage } from './notes.ts';
 import { type ScanResult, scanText } from './scan.ts';
@@ -239,13 +240,27 @@ function mayHoldMatch(matcher: Matcher, bytes: Uint8Array): boolean {
 const clockOf = (options: SearchOptions) => options.now ?? (() => performance.now());
 
 /**
- * Text every line the pattern matches contains (with `multiline`, every match), from the
- * pattern's syntax: ASCII strings of at least three characters, for an index to pick the
- * files that may match. Undefined where no such text is certain, where the pattern is bad
- * (the search says why), or where the search needs every file's line ends (the pattern
- * names a CR or a BOM). With `caseInsensitive`, the terms match in either case.
+ * Text every line a pattern matches holds, for an index to look up: a string of ASCII
+ * characters, or — where the text has a `\d` or `\w` in it — its places in order, each
+ * the ASCII characters that may stand there (one for a character, every digit for `\d`).
  */
-export function indexTerms(pattern: string, options: PatternOptions): string[] | undefined {
+export type IndexTerm = string | readonly string[];
+
+const DIGITS = '0123456789';
+const WORD_CHARACTERS = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz${DIGITS}_`;
+
+/**
+ * Text every line the pattern matches contains (with `multiline`, every match), from the
+ * pattern's syntax: terms of at least three places, each with a character in it, for an
+ * index to pick the files that may match. A term with places that may be several
+ * characters has three places in a row with at most one such place among them, and comes
+ * only where the search keeps case (folded, a word character's place with two letters
+ * beside it is 252 ways of writing three characters, so there a `\d` or `\w` ends a
+ * term). Undefined where no such text is certain, where the pattern is bad (the search
+ * says why), or where the search needs every file's line ends (the pattern names a CR or
+ * a BOM).
+ */
+export function indexTerms(pattern: string, options: PatternOptions): IndexTerm[] | undefined {
   let matcher: Matcher;
   try {
     matcher = compileMatcher(pattern, options);
@@ -253,18 +268,33 @@ export function indexTerms(pattern: string, options: PatternOptions): string[] |
     return undefined;
   }
   if (matcher.namesCr || matcher.namesBom || matcher.prefilter === undefined) return undefined;
-  const terms: string[] = [];
-  let term = '';
-  const close = () => {
-    if (term.length >= 3) terms.push(term);
-    term = '';
+  const terms: IndexTerm[] = [];
+  let places: RunElement[] = [];
+  // The strings of characters alone: a set ends one.
+  const literal = () => {
+    let term = '';
+    const end = () => {
+      if (term.length >= 3) terms.push(term);
+      term = '';
+    };
+    for (const e of places) {
+      if (typeof e === 'number') term += String.fromCharCode(e);
+      else end();
+    }
+    end();
   };
-  for (const run of matcher.prefilter.runs) {
+  const close = () => {
+    const sets = places.map((e) => typeof e !== 'number');
+    const window = sets.some((_, k) => k + 3 <= sets.length && Number(sets[k]) + Number(sets[k + 1]) + Number(sets[k + 2]) <= 1);
+    if (!sets.includes(true) || options.caseInsensitive || !window) literal();
+    else terms.push(places.map((e) => (e === 'digit' ? DIGITS : e === 'word' ? WORD_CHARACTERS : String.fromCharCode(e))));
+    places = [];
+  };
+  for (const run of matcher.prefilter.indexRuns) {
     for (const e of run) {
-      // A set (`\d`, `\w`) is no character to look up: it ends a term. So does a NUL or a
-      // line end, which an index of text need not keep.
-      if (typeof e === 'number' && e !== 0 && e !== 10 && e !== 13) term += String.fromCharCode(e);
-      else close();
+      // A NUL or a line end, which an index of text need not keep, ends a term.
+      if (e === 0 || e === 10 || e === 13) close();
+      else places.push(e);
     }
     close();
   }

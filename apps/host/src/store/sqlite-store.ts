@@ -11,7 +11,7 @@ import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, 
 import { looksBinary } from '@ws/text';
 import { packBlob, packBlobSoon, unpackBlob } from './blob-codec.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
-import type { BlobLookup, BranchInfo, QuietRecord, QuietRecords, ReviewNote, Store, TreeFile, Version } from './store.ts';
+import type { BlobLookup, BranchInfo, IndexTerm, QuietRecord, QuietRecords, ReviewNote, Store, TreeFile, Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
 export type { BranchInfo, Version } from './store.ts';
@@ -95,23 +95,45 @@ function manyRowsSql(table: HeldTable | 'history', rows: number): string {
 const textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
+ * Most ways of writing one trigram a query asks for: a word character's place beside two
+ * characters is 63. Past it a trigram is left out of the query (the index then narrows
+ * less, never wrongly).
+ */
+const MOST_WAYS = 64;
+
+/**
  * An FTS5 query for blobs whose text holds every term: each term's trigrams, ANDed
  * (each a quoted string, `"` doubled). A text holding a term holds each of its trigrams,
  * so every blob holding the terms is found; others may be too (a search confirms each).
  * The index keeps case: with `caseInsensitive`, each trigram is asked for in every case
  * its ASCII letters may take (an OR of up to eight; only ASCII letters fold in a
- * case-insensitive search, and the terms are ASCII).
+ * case-insensitive search, and the terms are ASCII). A term's place that may be several
+ * characters (`IndexTerm`) makes its trigrams an OR of every way of writing them, each
+ * trigram with at most {@link MOST_WAYS} of them; throws where no term has one.
  */
-export function matchQuery(terms: readonly string[], caseInsensitive = false): string {
+export function matchQuery(terms: readonly IndexTerm[], caseInsensitive = false): string {
   const grams = new Map<string, string[]>();
   // Every trigram: the index keeps no positions (`detail = none`), so each one more narrows.
   for (const term of terms) {
-    for (let i = 0; i + 3 <= term.length; i++) {
-      const gram = term.slice(i, i + 3);
-      const key = caseInsensitive ? gram.toLowerCase() : gram;
-      if (!grams.has(key)) grams.set(key, caseInsensitive ? casings(gram) : [gram]);
+    const places = typeof term === 'string' ? [...term] : term;
+    for (let i = 0; i + 3 <= places.length; i++) {
+      const window = places.slice(i, i + 3);
+      if (window.every((place) => place.length === 1)) {
+        const gram = window.join('');
+        const key = caseInsensitive ? gram.toLowerCase() : gram;
+        if (!grams.has(key)) grams.set(key, caseInsensitive ? casings(gram) : [gram]);
+        continue;
+      }
+      let ways = [''];
+      for (const place of window) {
+        const chars = [...new Set(caseInsensitive ? [...place].flatMap(casings) : [...place])];
+        ways = ways.length * chars.length > MOST_WAYS ? [] : ways.flatMap((w) => chars.map((c) => w + c));
+      }
+      const key = `\u0000${ways.join('\u0000')}`;
+      if (ways.length > 0 && !grams.has(key)) grams.set(key, ways);
     }
   }
+  if (grams.size === 0) throw new Error('no term gives the search index a trigram to look up');
   const quoted = (g: string) => `"${g.replace(/"/g, '""')}"`;
   return [...grams.values()].map((forms) => (forms.length === 1 ? quoted(forms[0]) : `(${forms.map(quoted).join(' OR ')})`)).join(' AND ');
 }
@@ -909,9 +931,10 @@ export class SqliteStore implements Store {
     return n;
   }
 
-  blobsMayHold(terms: readonly string[], caseInsensitive = false): BlobLookup {
+  blobsMayHold(terms: readonly IndexTerm[], caseInsensitive = false): BlobLookup {
+    const query = matchQuery(terms, caseInsensitive);
     return this.guard('read', () => {
-      const rows = this.db.query(CANDIDATES_SQL).iterate(matchQuery(terms, caseInsensitive)) as IterableIterator<{ id: number; hash: string }>;
+      const rows = this.db.query(CANDIDATES_SQL).iterate(query) as IterableIterator<{ id: number; hash: string }>;
       const named = namedBlobs(rows);
       const unindexed = new Set((this.q.unindexedHashes.all() as { hash: string }[]).map((r) => r.hash));
       return { may: named, unindexed, ids: named };

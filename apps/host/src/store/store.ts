@@ -45,6 +45,13 @@ export interface ReviewNote {
 }
 
 /**
+ * Text every line a search matches holds, for the search index (as `@ws/grep`'s
+ * `indexTerms` gives it): a string of ASCII characters, or its places in order, each the
+ * ASCII characters that may stand there.
+ */
+export type IndexTerm = string | readonly string[];
+
+/**
  * What the search index says about blobs holding some terms. `may` may say yes of a blob
  * the index did not name (a store may keep its answer by a part of each hash), never no of
  * one it named: a blob it wrongly keeps in is searched, and found to hold no match.
@@ -132,11 +139,12 @@ export interface Store extends StorePort {
    */
   packedBlobFile?(): string | undefined;
   /**
-   * The search index: which blobs may hold every one of `terms` (ASCII strings of at
-   * least three characters), as written or, with `caseInsensitive`, in any case. A blob
-   * neither in `may` nor in `unindexed` holds them not.
+   * The search index: which blobs may hold every one of `terms` (each at least three
+   * places, each place an ASCII character or the characters it may be: `IndexTerm`), as
+   * written or, with `caseInsensitive`, in any case. A blob neither in `may` nor in
+   * `unindexed` holds them not. Throws where no term gives the index anything to look up.
    */
-  blobsMayHold(terms: readonly string[], caseInsensitive?: boolean): BlobLookup;
+  blobsMayHold(terms: readonly IndexTerm[], caseInsensitive?: boolean): BlobLookup;
   /**
    * Adds blobs the search index lacks, in small transactions, for about `budgetMs` (none
    * while a write transaction is open); answers how many are left.

@@ -24,7 +24,7 @@ import { looksBinary } from '@ws/text';
 import { packBlob, unpackBlob } from '../blob-codec.ts';
 import { StoreError } from '../faults.ts';
 import { FIRST_BRANCH } from '../sqlite-store.ts';
-import type { BlobLookup, BranchInfo, ReviewNote, Store, TreeFile, Version } from '../store.ts';
+import type { BlobLookup, BranchInfo, IndexTerm, ReviewNote, Store, TreeFile, Version } from '../store.ts';
 import type { Reply, Statement, SyncConnection } from './bridge.ts';
 import { PgStoreError, pgFaultKind, pgWords, shownUrl } from './faults.ts';
 
@@ -112,6 +112,31 @@ function markOf(shared: SharedMark | null, own: OwnMark | null, hasTree: boolean
 const BEGIN: Statement = { text: 'BEGIN ISOLATION LEVEL SERIALIZABLE', params: [] };
 
 /** `%term%` for ILIKE, with the pattern's own characters escaped. */
+/**
+ * The strings `LIKE` looks for: a term's runs of places that are one character each, of
+ * at least three (the trigram index needs three to narrow; a place that may be several
+ * characters ends a run).
+ */
+function likeTerms(terms: readonly IndexTerm[]): string[] {
+  const strings: string[] = [];
+  for (const term of terms) {
+    if (typeof term === 'string') {
+      strings.push(term);
+      continue;
+    }
+    let run = '';
+    for (const place of [...term, '']) {
+      if (place.length === 1) run += place;
+      else {
+        if (run.length >= 3) strings.push(run);
+        run = '';
+      }
+    }
+  }
+  if (strings.length === 0) throw new StoreError('no term gives the search index a string to look up');
+  return strings;
+}
+
 const containing = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The PostgreSQL store of one host. Construct with `openPgStore` (`open.ts`). */
@@ -742,9 +767,9 @@ export class PgStore implements Store {
     return rows.map((r) => ({ path: String(r.path), rejected: num(r.rejected), accepted: num(r.accepted), merged: num(r.merged) }));
   }
 
-  blobsMayHold(terms: readonly string[], caseInsensitive = false): BlobLookup {
+  blobsMayHold(terms: readonly IndexTerm[], caseInsensitive = false): BlobLookup {
     const may = new Set<Hash>();
-    const params = terms.map(containing);
+    const params = likeTerms(terms).map(containing);
     // The trigram index serves both: `LIKE` keeps case, `ILIKE` does not.
     const like = caseInsensitive ? 'ILIKE' : 'LIKE';
     const match = params.map((_, i) => `t.text ${like} $${i + 1}`).join(' AND ');
