@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { sha256 } from '../src/host.ts';
 import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { CANDIDATES_SQL, matchQuery } from '../src/store/sqlite-store.ts';
+import { CANDIDATES_SQL, hashKey, matchQuery } from '../src/store/sqlite-store.ts';
 import type { BlobLookup } from '../src/store/store.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 
@@ -207,6 +207,19 @@ describe('the search index', () => {
     db.close();
     expect([lookup.ids?.get(named), lookup.ids?.get(twin), lookup.ids?.get(other)]).toEqual([id, id, undefined]);
     store.close();
+  });
+
+  test('a hash’s key is its first 13 hex digits as a number, each of them counted', () => {
+    const random = seededRandom(41);
+    for (let i = 0; i < 200; i++) {
+      const hash = sha256(enc(`text ${i} ${random(1e9)}`));
+      expect(hashKey(hash)).toBe(Number.parseInt(hash.slice(0, 13), 16));
+      const k = random(13);
+      const other = `${hash.slice(0, k)}${hash[k] === 'f' ? '0' : 'f'}${hash.slice(k + 1)}`;
+      expect(hashKey(other)).not.toBe(hashKey(hash));
+    }
+    expect(hashKey('f'.repeat(64))).toBe(2 ** 52 - 1);
+    expect(hashKey('0'.repeat(64))).toBe(0);
   });
 
   test('until a blob is indexed it is named unindexed; then only blobs holding every term are named', async () => {

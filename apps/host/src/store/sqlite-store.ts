@@ -149,9 +149,18 @@ function casings(gram: string): string[] {
   return forms;
 }
 
-/** A hash's first 52 bits (13 hex digits), as a number: what a lookup keeps a named blob by. */
-function hashKey(hash: Hash): number {
-  return Number.parseInt(hash.slice(0, 13), 16);
+/**
+ * A hash's first 52 bits (13 hex digits), as a number: what a lookup keeps a named blob by.
+ * Read digit by digit, with no string cut from the hash: a search asks it of every file.
+ */
+export function hashKey(hash: Hash): number {
+  let key = 0;
+  for (let i = 0; i < 13; i++) {
+    const c = hash.charCodeAt(i);
+    // `0`–`9`, then `a`–`f` (the host writes hashes in lower case).
+    key = key * 16 + (c <= 57 ? c - 48 : c - 87);
+  }
+  return key;
 }
 
 /**
