@@ -559,19 +559,34 @@ function unfilled(size: number): Uint8Array {
 }
 
 /** Reads an open regular file whole (into `into` where it fits); null when it changed while it was read. */
-function readOpen(disk: Disk, fd: number, maxBytes: number, into?: Uint8Array): Reading | null {
-  const before = fstatInfo(fd);
+function readOpen(disk: Disk, fd: number, maxBytes: number, into?: Uint8Array, stated?: StatInfo): Reading | null {
+  // The name's stat, where the caller took one of a regular file that fits, stands for the
+  // descriptor's before the read (one system call fewer a file: a first sync reads tens of
+  // thousands). The reads are at offsets, which a FIFO or a directory swapped in meanwhile
+  // refuses; the descriptor's stat after shows the same file as the name's (device, inode,
+  // type, size, times), or nothing read is used.
+  const named = stated !== undefined && stated.type === 'file' && stated.size <= maxBytes;
+  const before = named ? stated : fstatInfo(fd);
   if (before.type !== 'file') return { kind: 'unobservable', reason: notAFile(before.type) };
   const meta = metaOf(disk, before);
   if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
   const bytes = into !== undefined && into.length >= meta.size ? into.subarray(0, meta.size) : unfilled(meta.size);
   let off = 0;
-  while (off < bytes.length) {
-    const n = readSync(fd, bytes, off, bytes.length - off, off);
-    if (n === 0) break;
-    off += n;
+  try {
+    while (off < bytes.length) {
+      const n = readSync(fd, bytes, off, bytes.length - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+  } catch (err) {
+    // Opened after the name's stat, something else may have been opened (a FIFO, a
+    // directory): it changed, and the next look says what it is.
+    if (named) return null;
+    throw err;
   }
-  return off === bytes.length && sameStat(before, fstatInfo(fd)) ? { kind: 'file', meta, bytes } : null;
+  if (off !== bytes.length) return null;
+  const after = fstatInfo(fd);
+  return after.type === 'file' && after.dev === before.dev && sameStat(before, after) ? { kind: 'file', meta, bytes } : null;
 }
 
 /** True where the regular file `name` in `dir` holds exactly `bytes` now (read through one descriptor). */
@@ -619,10 +634,10 @@ type NoFile = { readonly kind: 'absent' } | { readonly kind: 'unobservable'; rea
 
 /**
  * Opens `path` to read it, from its held directory: a stat first, so a FIFO or a device
- * is refused without being opened at all; `read` gets the open descriptor (closed after),
- * `none` what was found where there is no regular file to read.
+ * is refused without being opened at all; `read` gets the open descriptor (closed after)
+ * and that stat, `none` what was found where there is no regular file to read.
  */
-function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, read: (fd: number) => T): T {
+function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, read: (fd: number, stated: StatInfo) => T): T {
   try {
     let where = locateRead(disk, path);
     if (where.ok === true && disk.options.followSymlinks && where.dir.lstat(where.name)?.type === 'symlink') {
@@ -632,16 +647,17 @@ function withReadable<T>(disk: Disk, path: string, none: (found: NoFile) => T, r
     if (where.ok === false) return none({ kind: 'unobservable', reason: where.message });
     const held = where.held === true;
     try {
-      // The stat's type alone (the read's own fstat gives the metadata): no fingerprint made here.
-      const type = where.dir.lstat(where.name)?.type;
-      if (type === undefined) return none({ kind: 'absent' });
+      // No fingerprint made here: a read makes one from this stat or the descriptor's.
+      const stated = where.dir.lstat(where.name);
+      const type = stated?.type;
+      if (stated === null || type === undefined) return none({ kind: 'absent' });
       if (type !== 'file') {
         if (type === 'symlink') return none({ kind: 'unobservable', reason: linkClause(disk) });
         return none({ kind: 'unobservable', reason: notAFile(type) });
       }
       const fd = where.dir.openFile(where.name, 'read');
       try {
-        return read(fd);
+        return read(fd, stated);
       } finally {
         closeSync(fd);
       }
@@ -661,8 +677,8 @@ function readOnce(disk: Disk, path: string, maxBytes: number, into: Uint8Array |
     disk,
     path,
     (found) => ({ kind: 'final', reading: found }),
-    (fd) => {
-      const got = readOpen(disk, fd, maxBytes, into);
+    (fd, stated) => {
+      const got = readOpen(disk, fd, maxBytes, into, stated);
       if (got === null) return { kind: 'changing' };
       const racy = got.kind === 'file' && got.meta.size === 0 && got.meta.fingerprint.includes('~');
       return { kind: racy ? 'emptied' : 'final', reading: got };
@@ -837,13 +853,14 @@ function readHeld(disk: Disk, dirs: BatchDirs, named: string, maxBytes: number, 
   const resolved = parent.rel === parentRel ? path : parent.rel === '' ? name : `${parent.rel}/${name}`;
   if (bounded(disk, path, path, 'read') !== null || (resolved !== path && bounded(disk, path, resolved, 'read') !== null)) return null;
   try {
-    // The name's stat picks the regular files; the descriptor's own stat, before a byte is
-    // read, makes sure what was opened is one (a FIFO swapped in meanwhile is not read from).
-    if (parent.dir.lstat(name)?.type !== 'file') return null;
+    // The name's stat picks the regular files and stands for the descriptor's before the
+    // read; its stat after makes sure what was read is that file (`readOpen`).
+    const stated = parent.dir.lstat(name);
+    if (stated?.type !== 'file') return null;
     const fd = parent.dir.openFile(name, 'read');
     let got: Reading | null;
     try {
-      got = readOpen(disk, fd, maxBytes, into);
+      got = readOpen(disk, fd, maxBytes, into, stated);
     } finally {
       closeSync(fd);
     }
