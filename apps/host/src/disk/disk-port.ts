@@ -565,8 +565,8 @@ function readOpen(disk: Disk, fd: number, maxBytes: number, into?: Uint8Array, s
   // thousands). The reads are at offsets, which a FIFO or a directory swapped in meanwhile
   // refuses; the descriptor's stat after shows the same file as the name's (device, inode,
   // type, size, times), or nothing read is used.
-  const named = stated !== undefined && stated.type === 'file' && stated.size <= maxBytes;
-  const before = named ? stated : fstatInfo(fd);
+  const byName = stated !== undefined && stated.type === 'file' && stated.size <= maxBytes;
+  const before = byName ? stated : fstatInfo(fd);
   if (before.type !== 'file') return { kind: 'unobservable', reason: notAFile(before.type) };
   const meta = metaOf(disk, before);
   if (meta.size > maxBytes) return { kind: 'file', meta, bytes: null };
@@ -581,7 +581,7 @@ function readOpen(disk: Disk, fd: number, maxBytes: number, into?: Uint8Array, s
   } catch (err) {
     // Opened after the name's stat, something else may have been opened (a FIFO, a
     // directory): it changed, and the next look says what it is.
-    if (named) return null;
+    if (byName) return null;
     throw err;
   }
   if (off !== bytes.length) return null;

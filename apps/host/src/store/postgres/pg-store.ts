@@ -111,7 +111,6 @@ function markOf(shared: SharedMark | null, own: OwnMark | null, hasTree: boolean
 /** How each transaction begins: one snapshot for all of it (see the rule above). */
 const BEGIN: Statement = { text: 'BEGIN ISOLATION LEVEL SERIALIZABLE', params: [] };
 
-/** `%term%` for ILIKE, with the pattern's own characters escaped. */
 /**
  * The strings `LIKE` looks for: a term's runs of places that are one character each, of
  * at least three (the trigram index needs three to narrow; a place that may be several
@@ -137,6 +136,7 @@ function likeTerms(terms: readonly IndexTerm[]): string[] {
   return strings;
 }
 
+/** `%term%` for ILIKE, with the pattern's own characters escaped. */
 const containing = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The PostgreSQL store of one host. Construct with `openPgStore` (`open.ts`). */
