@@ -20,7 +20,7 @@ export interface LiteralPrefilter {
   readonly runs: readonly (readonly RunElement[])[];
   /**
    * Every run every match contains, for an index that looks each up alone (in no order,
-   * and they may overlap): {@link indexRuns}.
+   * and they may overlap): {@link requiredRuns} with `overlapping`.
    */
   readonly indexRuns: readonly (readonly RunElement[])[];
   /** False only when the bytes cannot hold a match. */
@@ -66,48 +66,22 @@ function weight(run: readonly RunElement[]): number {
   return run.reduce<number>((w, e) => w + (typeof e === 'number' ? 1 : 0.5), 0);
 }
 
-/** Every run at the top level that every match contains (each with a character), if the top level is a sequence. */
-export function requiredRuns(topLevel: readonly TopLevelAtom[]): RunElement[][] {
-  if (topLevel.some((a) => a.kind === 'alternation')) return [];
-  const runs: RunElement[][] = [];
-  let run: RunElement[] = [];
-  const close = () => {
-    // A run needs a character to look for; sets alone are everywhere.
-    if (run.some((e) => typeof e === 'number')) runs.push(run);
-    run = [];
-  };
-  for (const atom of topLevel) {
-    if (atom.kind === 'character' && atom.value < 128) {
-      run.push(atom.value);
-    } else if (atom.kind === 'set') {
-      run.push(atom.set);
-    } else if (atom.kind === 'quantifier') {
-      // The element before a quantifier is there at least once unless its least count is 0;
-      // what follows it need not be next to its first time, so the run ends either way.
-      if (atom.min === 0) run.pop();
-      close();
-    } else {
-      close();
-    }
-  }
-  close();
-  return runs;
-}
-
 /**
- * Every run at the top level that every match contains, as {@link requiredRuns} finds
- * them but for looking each up alone: an element that repeats at least once (`\w+`,
- * `a{2,}`) also begins the run after it, since its last time is next to what follows (so
- * `\w+Error` gives a run of a word character and `Error`). The runs may then share a
- * character of a match, which the line test's "in order and apart" would not allow.
+ * Every run at the top level that every match contains (each with a character), if the
+ * top level is a sequence. With `overlapping` (for an index that looks each run up alone,
+ * in no order), an element that repeats at least once (`\w+`, `a{2,}`) also begins the
+ * run after it, since its last time is next to what follows (so `\w+Error` gives a run of
+ * a word character and `Error`); the runs may then share a character of a match, which
+ * the line test's "in order and apart" would not allow.
  */
-export function indexRuns(topLevel: readonly TopLevelAtom[]): RunElement[][] {
+export function requiredRuns(topLevel: readonly TopLevelAtom[], overlapping = false): RunElement[][] {
   if (topLevel.some((a) => a.kind === 'alternation')) return [];
   const runs: RunElement[][] = [];
   let run: RunElement[] = [];
   // The element the atom just before put at the run's end, if it was one.
   let last: RunElement | undefined;
   const close = () => {
+    // A run needs a character to look for; sets alone are everywhere.
     if (run.some((e) => typeof e === 'number')) runs.push(run);
     run = [];
   };
@@ -122,19 +96,21 @@ export function indexRuns(topLevel: readonly TopLevelAtom[]): RunElement[][] {
       last = atom.set;
       continue;
     }
+    // The element before a quantifier is there at least once unless its least count is 0;
+    // what follows it need not be next to its first time, so the run ends either way.
     if (atom.kind === 'quantifier' && atom.min === 0) run.pop();
     close();
-    if (atom.kind === 'quantifier' && atom.min > 0 && last !== undefined) run.push(last);
+    if (overlapping && atom.kind === 'quantifier' && atom.min > 0 && last !== undefined) run.push(last);
     last = undefined;
   }
   close();
   return runs;
 }
 
-/** The weightiest of the required runs (the first of equal weight). */
-function requiredRun(topLevel: readonly TopLevelAtom[]): RunElement[] {
+/** The weightiest of the runs (the first of equal weight). */
+function weightiest(runs: readonly RunElement[][]): RunElement[] {
   let best: RunElement[] = [];
-  for (const run of requiredRuns(topLevel)) if (weight(run) > weight(best)) best = run;
+  for (const run of runs) if (weight(run) > weight(best)) best = run;
   return best;
 }
 
@@ -266,10 +242,10 @@ function findRun(r: CompiledRun, seen: Seen, bytes: Uint8Array, from: number, to
  * the `u` flag no other character folds to an ASCII letter, and `\w` stays ASCII).
  */
 export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensitive: boolean): LiteralPrefilter | undefined {
-  const run = requiredRun(topLevel);
+  const runs = requiredRuns(topLevel);
+  const run = weightiest(runs);
   if (run.length === 0) return undefined;
   const chosen = compileRun(run, caseInsensitive);
-  const runs = requiredRuns(topLevel);
   const compiled = runs.map((r) => compileRun(r, caseInsensitive));
   // The line test starts from the run whose anchor is rarest, then reads its line.
   let pivot = 0;
@@ -301,7 +277,7 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
   return {
     run,
     runs,
-    indexRuns: indexRuns(topLevel),
+    indexRuns: requiredRuns(topLevel, true),
     exact,
     mayMatch,
     mayMatchLine(bytes) {
