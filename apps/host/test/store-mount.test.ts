@@ -1,14 +1,16 @@
 /**
- * The store-backed mount's seams: suggestions from the store's own records (no pass), and
- * a disk call that throws becoming the verb's one sentence (its trace only with WS_DEBUG=1).
+ * The store-backed mount's seams: suggestions from the store's own records (no pass), a
+ * disk call that throws becoming the verb's one sentence (its trace only with WS_DEBUG=1),
+ * and a listing that is not recursive looking at its one level only.
  */
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
-import { utimesSync } from 'node:fs';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiskPort } from '@ws/reconcile';
 import { handleToolCall } from '@ws/tools';
 import type { StoreMount } from '../src/mounts/store-backed/mount.ts';
-import { storeHost } from './host-fixtures.ts';
+import type { Store } from '../src/store/store.ts';
+import { openTestHost, storeHost, testConfig } from './host-fixtures.ts';
 
 /** A disk port that counts walks and stats, and throws from both once `failing` is set. */
 function counting(disk: DiskPort, seen: { walks: number; stats: number; failing: boolean }): DiskPort {
@@ -91,3 +93,151 @@ describe('glob with sort: "modified" on a store-backed mount', () => {
     host.close();
   });
 });
+
+describe('a listing that is not recursive on a store-backed mount', () => {
+  /**
+   * One scenario, made the same way twice: files at several depths, nested ignore files,
+   * an empty directory and one holding only ignored files, the agent's drafts (one in a
+   * directory disk never had), a person's saves, deletions and new files after the store
+   * learned the tree. Generated from a seed, so each run makes the same ones.
+   */
+  async function scenario(seed: number) {
+    let x = seed;
+    const rnd = (n: number) => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      // The high bits: a power-of-two modulus leaves the low ones a short cycle.
+      return Math.floor(x / 65536) % n;
+    };
+    const dirs = ['', 'src', 'src/lib', 'src/lib/deep', 'docs', 'gen', 'logs'];
+    const files: Record<string, string> = { '.gitignore': 'logs/\n*.tmp\n', 'src/.gitignore': 'built/\n', 'gen/.ignore': '*\n!keep.txt\n' };
+    for (let i = 0; i < 30; i++) {
+      const dir = dirs[rnd(dirs.length)];
+      const name = ['a.ts', 'b.ts', 'c.tmp', 'd.md', 'keep.txt', 'built/x.js', 'e f.txt'][rnd(7)];
+      files[dir === '' ? name : `${dir}/${name}`] = `text ${i}\n`;
+    }
+    const made = await storeHost({ files });
+    mkdirSync(join(made.root, 'empty'));
+    mkdirSync(join(made.root, 'only-ignored'));
+    writeFileSync(join(made.root, 'only-ignored/x.tmp'), 'x\n');
+    const call = async (name: string, input: unknown) => {
+      const r = await handleToolCall(made.host.workspace, { name, input });
+      if (!r.success) throw new Error(`${name}: ${r.error}`);
+      return r.data as { entries?: unknown[]; note?: string };
+    };
+    writeFileSync(join(made.root, 'ignored-later.txt'), 'held\n');
+    mkdirSync(join(made.root, 'ignored-later'));
+    writeFileSync(join(made.root, 'ignored-later/held.ts'), 'held\n');
+    // The store learns the tree, then the agent and a person change it.
+    await call('sync', {});
+    // Ignored once the store holds them: a held path is still looked at, a new one beside it is not taken in.
+    writeFileSync(join(made.root, '.gitignore'), 'logs/\n*.tmp\nignored-later/\nignored-later.txt\n');
+    writeFileSync(join(made.root, 'ignored-later/new.ts'), 'new\n');
+    await call('write', { path: 'work/drafted/new/one.ts', content: 'drafted\n' });
+    await call('write', { path: `work/${rnd(2) ? 'src' : 'docs'}/drafted.ts`, content: 'drafted\n' });
+    const known = Object.keys(files).filter((f) => !f.includes('.tmp') && !f.startsWith('logs/') && !f.includes('built/') && !f.endsWith('ignore'));
+    const edited = known[rnd(known.length)];
+    await call('write', { path: `work/${edited}`, content: 'the agent’s\n' });
+    const saved = known[rnd(known.length)];
+    writeFileSync(join(made.root, saved), 'a person’s save\n');
+    const gone = known[rnd(known.length)];
+    if (gone !== edited) rmSync(join(made.root, gone));
+    rmSync(join(made.root, 'docs'), { recursive: true, force: true });
+    writeFileSync(join(made.root, `new-${rnd(100)}.txt`), 'new on disk\n');
+    mkdirSync(join(made.root, 'src/lib/deep'), { recursive: true });
+    writeFileSync(join(made.root, 'src/lib/deep/late.ts'), 'late\n');
+    return { ...made, call };
+  }
+
+  const level = (entries: unknown[], dir: string) =>
+    (entries as { path: string }[]).filter((e) => {
+      const inside = dir === 'work' ? e.path.slice('work/'.length) : e.path.slice(dir.length + 1);
+      return e.path.startsWith(`${dir}/`) && !inside.includes('/');
+    });
+
+  test('lists exactly the entries a whole pass would show at that level, on generated trees', async () => {
+    // Ignored directories named outright (logs/, src/built/) are listed as a walk of them shows them.
+    const places = ['work', 'work/src', 'work/src/lib', 'work/src/built', 'work/docs', 'work/drafted', 'work/drafted/new', 'work/gen', 'work/logs', 'work/empty', 'work/only-ignored', 'work/ignored-later'];
+    let compared = 0;
+    let notes = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      // The same scenario twice: one listed level by level, the other by whole passes (a recursive listing of the same place).
+      const one = await scenario(seed);
+      const whole = await scenario(seed);
+      // What it says it passed over is the level's, as a direct mount of the same tree says it.
+      const direct = await openTestHost(testConfig(one.root, [{ name: 'work', path: '.', backend: 'direct' }]), { watch: false });
+      for (const dir of places) {
+        const shallow = await one.call('ls', { path: dir }).catch((err: Error) => ({ error: err.message }));
+        const deep = await whole.call('ls', { path: dir, recursive: true }).catch((err: Error) => ({ error: err.message }));
+        if ('error' in shallow || 'error' in deep) {
+          expect(shallow).toEqual(deep);
+        } else {
+          expect(shallow.entries).toEqual(level(deep.entries ?? [], dir));
+          compared += shallow.entries?.length ?? 0;
+          if (dir === 'work') {
+            // A file beside a held one in a directory ignored since: a whole pass does not take it in, nor does the level's.
+            const held = (host: typeof one) => {
+              const store = host.host.store as Store;
+              return store.read(store.selectedBranch(), 'work', 'ignored-later/new.ts');
+            };
+            expect(held(one)).toEqual(held(whole));
+            expect(held(one).tree).toBeNull();
+          }
+          const plain = await handleToolCall(direct.workspace, { name: 'ls', input: { path: dir } });
+          if (plain.success) {
+            expect(shallow.note).toBe((plain.data as { note?: string }).note);
+            notes += shallow.note === undefined ? 0 : 1;
+          }
+        }
+      }
+      one.host.close();
+      whole.host.close();
+      direct.close();
+    }
+    expect(compared).toBeGreaterThan(100);
+    expect(notes).toBeGreaterThan(10);
+  });
+
+  test('reads nothing beneath the level: a change deeper down is left for the next look at it', async () => {
+    const seen: string[] = [];
+    const { host, root } = await storeHost({
+      files: { 'top.txt': 'top\n', 'sub/inner.txt': 'inner\n', 'sub/deeper/far.txt': 'far\n' },
+      wrapDisk: (_m, disk) => ({
+        ...disk,
+        locateRoot: () => disk.locateRoot(),
+        read: (p, max) => {
+          seen.push(`read ${p}`);
+          return disk.read(p, max);
+        },
+        stat: (p) => {
+          seen.push(`stat ${p}`);
+          return disk.stat(p);
+        },
+        walk: (dir, ...rest: unknown[]) => {
+          seen.push(`walk ${dir} ${JSON.stringify(rest)}`);
+          return (disk.walk as (d: string, ...r: unknown[]) => ReturnType<DiskPort['walk']>)(dir, ...rest);
+        },
+      }),
+    });
+    const call = async (name: string, input: unknown) => {
+      const r = await handleToolCall(host.workspace, { name, input });
+      if (!r.success) throw new Error(`${name}: ${r.error}`);
+      return r.data as { entries: { path: string; kind: string; state?: string }[]; note?: string };
+    };
+    await call('ls', { path: 'work', recursive: true });
+    writeFileSync(join(root, 'sub/deeper/far.txt'), 'changed far\n');
+    writeFileSync(join(root, 'top.txt'), 'changed top\n');
+    seen.length = 0;
+    const listed = await call('ls', { path: 'work' });
+    expect(listed.entries.map((e) => [e.path, e.kind, e.state])).toEqual([
+      ['work/sub', 'directory', undefined],
+      ['work/top.txt', 'file', 'synced'],
+    ]);
+    expect(seen.filter((s) => s.includes('sub/'))).toEqual([]);
+    expect(seen).toContain('walk  [{"shallow":true}]');
+    // The deeper change is taken in where it is looked at.
+    const deeper = await call('ls', { path: 'work/sub/deeper' });
+    expect(deeper.entries.map((e) => [e.path, e.state])).toEqual([['work/sub/deeper/far.txt', 'synced']]);
+    host.close();
+  });
+});
+

@@ -150,6 +150,54 @@ for (const engine of STORE_ENGINES) {
       store.close();
     });
 
+    test('treeChildren names one level of a tree: its files, and each child directory holding files, once, in path order', async () => {
+      const store = await (await engine.fresh()).open();
+      // Names that sit around '/' in the key's order ('-' and '.' before it, '0' after),
+      // a prefix of a sibling, characters past the BMP, and LIKE's own characters.
+      const names = ['a', 'a.txt', 'a-b', 'a0', 'ab', '%', '_x', 'é', '😀', 'z z'];
+      let seed = 7;
+      const pick = () => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return names[Math.floor(seed / 65536) % names.length];
+      };
+      const paths = new Set<string>();
+      for (let tries = 0; tries < 3000; tries++) {
+        const depth = 1 + (pick().length % 4);
+        const parts = Array.from({ length: depth }, pick);
+        const path = parts.join('/');
+        // A path is a file or a directory of the tree, never both.
+        if ([...paths].some((p) => p.startsWith(`${path}/`) || path.startsWith(`${p}/`))) continue;
+        paths.add(path);
+      }
+      expect(paths.size).toBeGreaterThan(100);
+      for (const path of paths) put(store, 'main', path, path);
+      // Other branches and mounts hold paths of their own, never named here.
+      put(store, 'other', 'a/only-other.txt', 'x');
+      store.setTree('main', 'elsewhere', 'a/only-elsewhere.txt', { hash: put(store, 'main', 'zz-last', 'y'), size: 1, mode: null }, { source: 'write' });
+      paths.add('zz-last');
+      store.barrier();
+      const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+      const dirs = new Set<string>(['']);
+      for (const p of paths) for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) dirs.add(p.slice(0, i));
+      dirs.add('a/nothing-here');
+      for (const dir of dirs) {
+        const files: string[] = [];
+        const directories = new Set<string>();
+        for (const p of paths) {
+          if (dir !== '' && !p.startsWith(`${dir}/`)) continue;
+          const rest = dir === '' ? p : p.slice(dir.length + 1);
+          const [first, ...more] = rest.split('/');
+          const child = dir === '' ? first : `${dir}/${first}`;
+          if (more.length === 0) files.push(child);
+          else directories.add(child);
+        }
+        expect(store.treeChildren('main', 'work', dir)).toEqual({ files: files.sort(order), directories: [...directories].sort(order) });
+      }
+      expect(store.treeChildren('other', 'work', '')).toEqual({ files: [], directories: ['a'] });
+      expect(store.treeChildren('main', 'elsewhere', 'a')).toEqual({ files: ['a/only-elsewhere.txt'], directories: [] });
+      store.close();
+    });
+
     test('a branch is created from the selected one, and switching changes S for every path', async () => {
       const store = await (await engine.fresh()).open();
       put(store, 'main', 'a.txt', 'main text');

@@ -11,7 +11,7 @@ import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, 
 import { looksBinary } from '@ws/text';
 import { packBlob, packBlobSoon, unpackBlob } from './blob-codec.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
-import type { BlobLookup, BranchInfo, IndexTerm, QuietRecord, QuietRecords, ReviewNote, Store, TreeFile, Version } from './store.ts';
+import { type BlobLookup, type BranchInfo, childrenOf, type IndexTerm, type QuietRecord, type QuietRecords, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
 export type { BranchInfo, Version } from './store.ts';
@@ -1196,6 +1196,27 @@ export class SqliteStore implements Store {
         .query("SELECT 1 FROM tree WHERE branch = ?1 AND mount = ?2 AND path >= ?3 || '/' AND path < ?3 || '0' LIMIT 1")
         .get(branch, mount, dir);
       return row !== null;
+    });
+  }
+
+  treeChildren(branch: string, mount: string, dir: string): TreeChildren {
+    return this.guard('read', () => {
+      // Skipping from child to child on the tree's key: one lookup a file of the level and
+      // one a child directory, however many files lie beneath that directory. A path never
+      // holds NUL (just after a path in the key's order) and '0' follows '/'.
+      const next = this.db.query('SELECT path FROM tree WHERE branch = ?1 AND mount = ?2 AND path >= ?3 AND (?4 IS NULL OR path < ?4) ORDER BY path LIMIT 1');
+      const prefix = dir === '' ? '' : `${dir}/`;
+      const end = dir === '' ? null : `${dir}0`;
+      const met: string[] = [];
+      let from = prefix;
+      for (;;) {
+        const row = next.get(branch, mount, from, end) as { path: string } | null;
+        if (row === null) break;
+        met.push(row.path);
+        const slash = row.path.indexOf('/', prefix.length);
+        from = slash < 0 ? `${row.path}\u0000` : `${row.path.slice(0, slash)}0`;
+      }
+      return childrenOf(dir, met);
     });
   }
 

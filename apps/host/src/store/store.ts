@@ -76,6 +76,31 @@ export interface TreeFile {
   readonly entry: TreeEntry;
 }
 
+/** One level of a branch's tree ({@link Store.treeChildren}). */
+export interface TreeChildren {
+  readonly files: readonly string[];
+  readonly directories: readonly string[];
+}
+
+/**
+ * One level of a tree from its paths directly beneath `dir` and beneath its children:
+ * each a file (no `/` after the prefix) or a child directory (its name up to the next
+ * `/`), once each, in code-unit order. Both stores' answers go through here.
+ */
+export function childrenOf(dir: string, paths: Iterable<string>): TreeChildren {
+  const prefix = dir === '' ? '' : `${dir}/`;
+  const files = new Set<string>();
+  const directories = new Set<string>();
+  for (const path of paths) {
+    if (!path.startsWith(prefix) || path.length === prefix.length) continue;
+    const slash = path.indexOf('/', prefix.length);
+    if (slash < 0) files.add(path);
+    else directories.add(path.slice(0, slash));
+  }
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return { files: [...files].sort(order), directories: [...directories].sort(order) };
+}
+
 /**
  * A store, as the host uses it: `@ws/reconcile`'s port plus branches, history and the
  * listing of a branch's files. Failures throw a `StoreError` whose message is the one
@@ -113,6 +138,12 @@ export interface Store extends StorePort {
   treeFiles(branch: string, mount: string, dir: string): TreeFile[];
   /** True when the branch's tree holds a file strictly beneath `dir`: the workspace has it as a directory. */
   holdsBeneath(branch: string, mount: string, dir: string): boolean;
+  /**
+   * What is directly in `dir` (`''`: the root) in a branch's tree: its files, and the
+   * directories holding files beneath it, each by its full path, in path order. Nothing
+   * deeper is read: a listing of one level of a large tree asks only that level's names.
+   */
+  treeChildren(branch: string, mount: string, dir: string): TreeChildren;
   /**
    * Up to `limit` paths of a mount's records on a branch whose last name is `name`
    * (for suggesting a mistyped path without walking disk).

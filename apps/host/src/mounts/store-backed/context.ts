@@ -5,7 +5,7 @@
  * through `disk`, `contain` and `isDirectory`, and the store only through `store`; so
  * the disk layer or the store engine can change underneath without touching a verb.
  */
-import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, TakeDisk } from '@ws/reconcile';
+import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, TakeDisk, Walk } from '@ws/reconcile';
 import type { ReadOutcome, SearchFile, Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
 import type { Prescanner } from '../../grep/prescan.ts';
@@ -67,6 +67,8 @@ export interface StoreMountContext {
   contain(path: string, purpose: Purpose): Containment;
   /** True when a directory is at `path` on disk now (a contained path). */
   isDirectory(path: string): Promise<boolean>;
+  /** A walk of the directory `dir`'s own entries on disk, none beneath where the disk can (a listing that is not recursive). */
+  walkLevel(dir: string): Promise<Walk>;
   /** Disk's file at `path`, over `maxFileSize`, as pages straight from disk (the store never holds it). */
   readLarge(path: string): Promise<ReadOutcome>;
   /** Why a walk passes over the directory `dir` (its rule, or an ancestor's), or undefined. */

@@ -26,7 +26,7 @@ interface Seen {
 /** Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each file's time (below). */
 export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work, modified = false): Promise<ListOutcome> {
   const branch = ctx.store.selectedBranch();
-  const seen = await look(ctx, path, branch, work);
+  const seen = (!recursive && (await lookAtLevel(ctx, path, branch, work))) || (await look(ctx, path, branch, work));
   const { files, directories } = seen;
   if (path !== '' && files.length === 1 && files[0].path === path) return { ok: false, message: ctx.words.notADirectory(path) };
   if (path !== '' && files.length === 0 && directories.length === 0 && !(await isDirectoryPath(ctx, path, branch))) {
@@ -35,7 +35,7 @@ export async function listPath(ctx: StoreMountContext, path: string, recursive: 
   const entries = entriesOf(path, files, directories, recursive);
   return {
     ok: true,
-    entries: modified ? await withTimes(ctx, path, entries) : entries,
+    entries: modified ? await withTimes(ctx, path, entries, recursive) : entries,
     passedOver: seen.passedOver,
     ...(seen.incomplete ? { incomplete: seen.incomplete } : {}),
   };
@@ -49,15 +49,60 @@ const AGENT_COPY = new Set(['workspace-draft', 'conflict', 'not-in-branch']);
  * workspace side), the time of its newest version in the history; else disk's mtime (one
  * walk of `path`). A file with neither keeps no time, and sorts after those with one.
  */
-async function withTimes(ctx: StoreMountContext, path: string, entries: Entry[]): Promise<Entry[]> {
+async function withTimes(ctx: StoreMountContext, path: string, entries: Entry[], recursive: boolean): Promise<Entry[]> {
   const onDisk = new Map<string, number>();
-  for (const f of (await ctx.disk.walk(path)).files) onDisk.set(f.path, f.meta.mtimeMs);
+  for (const f of (await (recursive ? ctx.disk.walk(path) : ctx.walkLevel(path))).files) onDisk.set(f.path, f.meta.mtimeMs);
   return entries.map((e) => {
     if (e.kind !== 'file') return e;
     const newest = e.state !== undefined && AGENT_COPY.has(e.state) ? ctx.store.history(ctx.config.name, e.path)[0] : undefined;
     const time = newest !== undefined ? Date.parse(newest.at) : onDisk.get(e.path);
     return time === undefined || Number.isNaN(time) ? e : { ...e, modified: time };
   });
+}
+
+/**
+ * The view of the directory `dir`'s own entries, for a listing that is not recursive,
+ * where the mount checks disk and `dir` is a directory on disk (else undefined, and the
+ * listing takes the whole pass of {@link look}): what disk holds directly in it (a walk
+ * of that one level) and what the workspace's tree holds there, each file passed over
+ * by name; a child directory the walk did not enter but the tree holds files beneath
+ * (gone from disk, or passed over) has those files looked at by name, and is listed where
+ * one shows. Nothing beneath the level is walked or passed, so listing the root of
+ * a large tree costs what its first level holds — the whole pass this replaces took half
+ * a second on a 42,000-file tree at every call. A walk of the level that could not read
+ * everything, a root that moved or went away, or a pass that gave up leaves it to the
+ * whole pass, which says why.
+ */
+async function lookAtLevel(ctx: StoreMountContext, dir: string, branch: string, work?: Work): Promise<Seen | undefined> {
+  if (!ctx.checksDisk || (dir !== '' && !(await ctx.isDirectory(dir)))) return undefined;
+  const walk = await ctx.walkLevel(dir);
+  if (walk.incomplete !== null || walk.unreadable.length > 0) return undefined;
+  const atLevel = (p: { readonly path: string } | string) => parentOf(typeof p === 'string' ? p : p.path) === dir;
+  const held = ctx.store.treeChildren(branch, ctx.config.name, dir);
+  const named = [...new Set([...walk.files.filter(atLevel).map((f) => f.path), ...held.files])].sort(compare);
+  const progress = reconcileWork(work).progress;
+  // Run even where the level holds no file: the pass is what checks the mount's root.
+  const level = await ctx.pass({ kind: 'paths', paths: named }, progress ? { progress } : {});
+  // A root that moved or went away: the whole pass says so, as it always has.
+  if (level.kind !== 'done' || level.rootProblem !== null) return undefined;
+  const directories = walk.directories.filter(atLevel);
+  const walked = new Set(directories);
+  for (const d of held.directories) {
+    if (walked.has(d)) continue;
+    // Gone from disk, passed over by the walk, or no longer a directory: the files the tree
+    // holds beneath it, each looked at by name, as a pass over the whole directory would.
+    const paths = ctx.store.treeFiles(branch, ctx.config.name, d).map((f) => f.path);
+    const beneath = await ctx.pass({ kind: 'paths', paths });
+    if (beneath.kind !== 'done' || beneath.rootProblem !== null) return undefined;
+    if (beneath.paths.some((r) => showsFile(r.state))) directories.push(d);
+  }
+  const passedOver: Record<string, number> = {};
+  for (const p of walk.passedOver.filter(atLevel)) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
+  return {
+    files: level.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state })),
+    directories,
+    passedOver,
+  };
 }
 
 /** The view of `path`: after a pass where the mount checks disk, else (or when the pass gave up) from the store alone. */

@@ -114,6 +114,9 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     async isDirectory(path) {
       return realDisk.kindOf(path).kind === 'directory';
     },
+    // Through the mount's disk as wrapped (where a test acts between observations); a port
+    // that does not take the option walks deeper, and the listing keeps the one level.
+    walkLevel: (dir) => (disk.walk as typeof realDisk.walk)(dir, { shallow: true }),
     readLarge: (path) => largeFile(realDisk, ctx.words, path),
     searchLarge: (path) => largeSearchFile(realDisk, ctx.words, path),
     passedOver: (dir) => realDisk.passedOver(dir),

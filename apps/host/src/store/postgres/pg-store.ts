@@ -24,7 +24,7 @@ import { looksBinary } from '@ws/text';
 import { packBlob, unpackBlob } from '../blob-codec.ts';
 import { StoreError } from '../faults.ts';
 import { FIRST_BRANCH } from '../sqlite-store.ts';
-import type { BlobLookup, BranchInfo, IndexTerm, ReviewNote, Store, TreeFile, Version } from '../store.ts';
+import { type BlobLookup, type BranchInfo, childrenOf, type IndexTerm, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from '../store.ts';
 import type { Reply, Statement, SyncConnection } from './bridge.ts';
 import { PgStoreError, pgFaultKind, pgWords, shownUrl } from './faults.ts';
 
@@ -737,6 +737,19 @@ export class PgStore implements Store {
       'read',
     );
     return rows.length > 0;
+  }
+
+  treeChildren(branch: string, mount: string, dir: string): TreeChildren {
+    // One query: each path of the level, or its child directory's name (the path cut just
+    // after the next '/'), once. substr and strpos count characters, as the prefix's length is.
+    const start = Array.from(dir === '' ? '' : `${dir}/`).length + 1;
+    const rows = this.sql(
+      `SELECT DISTINCT CASE WHEN strpos(substr(path, $4), '/') = 0 THEN path ELSE left(path, $4 + strpos(substr(path, $4), '/') - 1) END AS child
+       FROM ws.tree WHERE branch = $1 AND mount = $2 AND ($3::text = '' OR (path >= $3::text || '/' AND path < $3::text || '0'))`,
+      [branch, mount, dir, start],
+      'read',
+    );
+    return childrenOf(dir, rows.map((r) => String(r.child)));
   }
 
   pathsNamed(branch: string, mount: string, name: string, limit: number): string[] {
