@@ -154,7 +154,11 @@ describe('a listing that is not recursive on a store-backed mount', () => {
       return e.path.startsWith(`${dir}/`) && !inside.includes('/');
     });
 
-  test('lists exactly the entries a whole pass would show at that level, on generated trees', async () => {
+  // Each test twice: as the listing chooses between the two looks, and with the level's look on every listing.
+  for (const forced of [false, true]) {
+  const titled = (title: string) => (forced ? `${title} (WS_LEVEL_LOOK=always)` : title);
+  test(titled('lists exactly the entries a whole pass would show at that level, on generated trees'), async () => {
+    if (forced) process.env.WS_LEVEL_LOOK = 'always';
     // Ignored directories named outright (logs/, src/built/) are listed as a walk of them shows them.
     const places = ['work', 'work/src', 'work/src/lib', 'work/src/built', 'work/docs', 'work/drafted', 'work/drafted/new', 'work/gen', 'work/logs', 'work/empty', 'work/only-ignored', 'work/ignored-later'];
     let compared = 0;
@@ -195,12 +199,14 @@ describe('a listing that is not recursive on a store-backed mount', () => {
     }
     expect(compared).toBeGreaterThan(100);
     expect(notes).toBeGreaterThan(10);
+    delete process.env.WS_LEVEL_LOOK;
   });
+  }
 
   test('reads nothing beneath the level: a change deeper down is left for the next look at it', async () => {
     const seen: string[] = [];
     const { host, root } = await storeHost({
-      files: { 'top.txt': 'top\n', 'sub/inner.txt': 'inner\n', 'sub/deeper/far.txt': 'far\n' },
+      files: { 'top.txt': 'top\n', 'sub/inner.txt': 'inner\n', 'sub/deeper/far.txt': 'far\n', ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`sub/more/m${i}.txt`, 'm\n'])) },
       wrapDisk: (_m, disk) => ({
         ...disk,
         locateRoot: () => disk.locateRoot(),
@@ -237,6 +243,39 @@ describe('a listing that is not recursive on a store-backed mount', () => {
     // The deeper change is taken in where it is looked at.
     const deeper = await call('ls', { path: 'work/sub/deeper' });
     expect(deeper.entries.map((e) => [e.path, e.state])).toEqual([['work/sub/deeper/far.txt', 'synced']]);
+    host.close();
+  });
+
+  test('a level holding most of the files beneath it is looked at by the whole pass, which costs less there, with the same answer', async () => {
+    const walks: string[] = [];
+    const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`flat/f${i}.txt`, `${i}\n`]));
+    const { host } = await storeHost({
+      files: { ...files, 'flat/sub/one.txt': 'one\n' },
+      wrapDisk: (_m, disk) => ({
+        ...disk,
+        locateRoot: () => disk.locateRoot(),
+        walk: (dir, ...rest: unknown[]) => {
+          walks.push(`${dir} ${JSON.stringify(rest)}`);
+          return (disk.walk as (d: string, ...r: unknown[]) => ReturnType<DiskPort['walk']>)(dir, ...rest);
+        },
+      }),
+    });
+    const ls = async () => {
+      const r = await handleToolCall(host.workspace, { name: 'ls', input: { path: 'work/flat' } });
+      if (!r.success) throw new Error(r.error);
+      return r.data;
+    };
+    await handleToolCall(host.workspace, { name: 'sync', input: {} });
+    walks.length = 0;
+    const chosen = await ls();
+    // The store's counts decide before anything is walked: the whole pass's walk alone.
+    expect(walks).toEqual(['flat []']);
+    process.env.WS_LEVEL_LOOK = 'always';
+    walks.length = 0;
+    const forced = await ls();
+    delete process.env.WS_LEVEL_LOOK;
+    expect(walks).toEqual(['flat [{"shallow":true}]']);
+    expect(forced).toEqual(chosen);
     host.close();
   });
 });

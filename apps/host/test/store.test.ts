@@ -170,6 +170,10 @@ for (const engine of STORE_ENGINES) {
         paths.add(path);
       }
       expect(paths.size).toBeGreaterThan(100);
+      // A level longer than a batch of the key's paths, a directory in its middle.
+      for (let i = 0; i < 700; i++) paths.add(`wide/f${String(i).padStart(3, '0')}`);
+      paths.add('wide/f350x/inside');
+      paths.add('wide/f350x/deeper/more');
       for (const path of paths) put(store, 'main', path, path);
       // Other branches and mounts hold paths of their own, never named here.
       put(store, 'other', 'a/only-other.txt', 'x');
@@ -191,10 +195,11 @@ for (const engine of STORE_ENGINES) {
           if (more.length === 0) files.push(child);
           else directories.add(child);
         }
-        expect(store.treeChildren('main', 'work', dir)).toEqual({ files: files.sort(order), directories: [...directories].sort(order) });
+        const beneath = [...paths].filter((p) => dir === '' || p.startsWith(`${dir}/`)).length;
+        expect(store.treeChildren('main', 'work', dir)).toEqual({ files: files.sort(order), directories: [...directories].sort(order), beneath });
       }
-      expect(store.treeChildren('other', 'work', '')).toEqual({ files: [], directories: ['a'] });
-      expect(store.treeChildren('main', 'elsewhere', 'a')).toEqual({ files: ['a/only-elsewhere.txt'], directories: [] });
+      expect(store.treeChildren('other', 'work', '')).toEqual({ files: [], directories: ['a'], beneath: 1 });
+      expect(store.treeChildren('main', 'elsewhere', 'a')).toEqual({ files: ['a/only-elsewhere.txt'], directories: [], beneath: 1 });
       store.close();
     });
 

@@ -6,7 +6,7 @@
  */
 import { GATHER_RECLAIM_EVERY, type MountContext, type Scope, type Work, inDirectory, parentOf, yielder } from './context.ts';
 import type { DiskView } from './disk-view.ts';
-import type { Evidence, FileMeta, StoredPath } from './ports.ts';
+import type { Evidence, FileMeta, StoredPath, Walk } from './ports.ts';
 import { unverifiedReason } from './wording.ts';
 
 /** What a gather found. */
@@ -17,6 +17,8 @@ export type Gathered =
       readonly kind: 'observed';
       readonly views: Map<string, DiskView>;
       readonly passedOver: Record<string, number>;
+      /** The walk's own entries of what it passed over (none for named paths). */
+      readonly passedOverEntries: Walk['passedOver'];
       readonly directories: readonly string[];
       readonly incomplete: string | null;
       /** The root's identity, to record when it is not the one on record yet. */
@@ -88,7 +90,7 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
       if (views.has(path)) continue;
       views.set(path, await observeNamed(ctx, path, ctx.store.read(branch, ctx.mount, path).evidence, blobs));
     }
-    return { kind: 'observed', views, passedOver: {}, directories: [], incomplete: null, rootIdentity: root.identity, blobsPut: blobs.put };
+    return { kind: 'observed', views, passedOver: {}, passedOverEntries: [], directories: [], incomplete: null, rootIdentity: root.identity, blobsPut: blobs.put };
   }
 
   const dir = scope.path;
@@ -180,6 +182,7 @@ export async function gather(ctx: MountContext, branch: string, scope: Scope, ac
     kind: 'observed',
     views,
     passedOver,
+    passedOverEntries: walk.passedOver,
     directories: walk.directories,
     incomplete: walk.incomplete,
     rootIdentity: root.identity,

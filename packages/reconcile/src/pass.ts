@@ -66,6 +66,8 @@ export interface PassDone {
   readonly unchangedRecords?: readonly StoredPath[];
   /** What the walk passed over, counted by reason (`{}` for named paths). */
   readonly passedOver: Readonly<Record<string, number>>;
+  /** The same, one entry each (a passed-over directory once), for a caller counting part of it: a listing of one level. */
+  readonly passedOverEntries: readonly { readonly path: string; readonly reason: string }[];
   /** Directories the walk entered (for listings). */
   readonly directories: readonly string[];
   /** Why the walk stopped early, when it did. */
@@ -178,6 +180,7 @@ function settle(ctx: MountContext, branch: string, request: PassRequest, gathere
     unchanged: unchanged?.count ?? 0,
     ...(unchanged?.records !== undefined ? { unchangedRecords: unchanged.records } : {}),
     passedOver: gathered.kind === 'observed' ? gathered.passedOver : {},
+    passedOverEntries: gathered.kind === 'observed' ? gathered.passedOverEntries : [],
     directories: gathered.kind === 'observed' ? gathered.directories : [],
     incomplete: gathered.kind === 'observed' ? gathered.incomplete : null,
     rootProblem: gathered.kind === 'root-problem' ? gathered.reason : null,

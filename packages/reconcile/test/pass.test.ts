@@ -136,7 +136,13 @@ describe('named passes and walks', () => {
     const walked = done(await w.r.pass(dir()));
     expect(walked.paths.map((p) => p.path)).toEqual(['a.txt']);
     expect(walked.passedOver).toEqual({ ignored: 1, 'editor swap or backup file': 1 });
+    // The same, an entry each, for a caller counting part of it; a named pass walks nothing.
+    expect(walked.passedOverEntries.map((e) => [e.path, e.reason]).sort()).toEqual([
+      ['ignored', 'ignored'],
+      ['notes.txt.swp', 'editor swap or backup file'],
+    ]);
     const result = await w.r.pass(named('ignored/x.txt', 'notes.txt.swp'));
+    expect(done(result).passedOverEntries).toEqual([]);
     expect(report(result, 'ignored/x.txt').state).toBe('synced');
     expect(report(result, 'notes.txt.swp').state).toBe('synced');
     expect(w.workspace('ignored/x.txt')).toBe('kept');

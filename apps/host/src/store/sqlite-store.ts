@@ -1201,22 +1201,29 @@ export class SqliteStore implements Store {
 
   treeChildren(branch: string, mount: string, dir: string): TreeChildren {
     return this.guard('read', () => {
-      // Skipping from child to child on the tree's key: one lookup a file of the level and
-      // one a child directory, however many files lie beneath that directory. A path never
-      // holds NUL (just after a path in the key's order) and '0' follows '/'.
-      const next = this.db.query('SELECT path FROM tree WHERE branch = ?1 AND mount = ?2 AND path >= ?3 AND (?4 IS NULL OR path < ?4) ORDER BY path LIMIT 1');
+      // Along the tree's key a batch of paths at a time, skipping past each child directory
+      // met (a path never holds NUL, which follows a path in the key's order, and '0'
+      // follows '/'): the level's files and one path a child directory are read, however
+      // many files lie beneath those directories.
+      const next = this.db.query('SELECT path FROM tree WHERE branch = ?1 AND mount = ?2 AND path >= ?3 AND (?4 IS NULL OR path < ?4) ORDER BY path LIMIT 256');
       const prefix = dir === '' ? '' : `${dir}/`;
       const end = dir === '' ? null : `${dir}0`;
       const met: string[] = [];
-      let from = prefix;
-      for (;;) {
-        const row = next.get(branch, mount, from, end) as { path: string } | null;
-        if (row === null) break;
-        met.push(row.path);
-        const slash = row.path.indexOf('/', prefix.length);
-        from = slash < 0 ? `${row.path}\u0000` : `${row.path.slice(0, slash)}0`;
+      let from: string | null = prefix;
+      while (from !== null) {
+        const rows = next.all(branch, mount, from, end) as { path: string }[];
+        from = rows.length === 256 ? `${rows[rows.length - 1].path}\u0000` : null;
+        for (const { path } of rows) {
+          met.push(path);
+          const slash = path.indexOf('/', prefix.length);
+          if (slash < 0) continue;
+          // A child directory: what follows it in this batch lies beneath it, or after it.
+          from = `${path.slice(0, slash)}0`;
+          break;
+        }
       }
-      return childrenOf(dir, met);
+      const beneath = this.db.query('SELECT count(*) AS n FROM tree WHERE branch = ?1 AND mount = ?2 AND path >= ?3 AND (?4 IS NULL OR path < ?4)').get(branch, mount, prefix, end) as { n: number };
+      return childrenOf(dir, met, beneath.n);
     });
   }
 

@@ -80,6 +80,8 @@ export interface TreeFile {
 export interface TreeChildren {
   readonly files: readonly string[];
   readonly directories: readonly string[];
+  /** How many files the tree holds at or beneath the directory, the level's among them. */
+  readonly beneath: number;
 }
 
 /**
@@ -87,7 +89,7 @@ export interface TreeChildren {
  * each a file (no `/` after the prefix) or a child directory (its name up to the next
  * `/`), once each, in code-unit order. Both stores' answers go through here.
  */
-export function childrenOf(dir: string, paths: Iterable<string>): TreeChildren {
+export function childrenOf(dir: string, paths: Iterable<string>, beneath: number): TreeChildren {
   const prefix = dir === '' ? '' : `${dir}/`;
   const files = new Set<string>();
   const directories = new Set<string>();
@@ -98,7 +100,7 @@ export function childrenOf(dir: string, paths: Iterable<string>): TreeChildren {
     else directories.add(path.slice(0, slash));
   }
   const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return { files: [...files].sort(order), directories: [...directories].sort(order) };
+  return { files: [...files].sort(order), directories: [...directories].sort(order), beneath };
 }
 
 /**
@@ -140,8 +142,9 @@ export interface Store extends StorePort {
   holdsBeneath(branch: string, mount: string, dir: string): boolean;
   /**
    * What is directly in `dir` (`''`: the root) in a branch's tree: its files, and the
-   * directories holding files beneath it, each by its full path, in path order. Nothing
-   * deeper is read: a listing of one level of a large tree asks only that level's names.
+   * directories holding files beneath it, each by its full path, in path order, with how
+   * many files lie at or beneath it (counted on the tree's key, not read): a listing of
+   * one level of a large tree asks only that level's names.
    */
   treeChildren(branch: string, mount: string, dir: string): TreeChildren;
   /**

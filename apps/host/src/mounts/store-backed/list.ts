@@ -26,7 +26,7 @@ interface Seen {
 /** Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each file's time (below). */
 export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work, modified = false): Promise<ListOutcome> {
   const branch = ctx.store.selectedBranch();
-  const seen = (!recursive && (await lookAtLevel(ctx, path, branch, work))) || (await look(ctx, path, branch, work));
+  const seen = (!recursive && (await lookAtLevel(ctx, path, branch, work))) || (await look(ctx, path, branch, work, !recursive));
   const { files, directories } = seen;
   if (path !== '' && files.length === 1 && files[0].path === path) return { ok: false, message: ctx.words.notADirectory(path) };
   if (path !== '' && files.length === 0 && directories.length === 0 && !(await isDirectoryPath(ctx, path, branch))) {
@@ -75,38 +75,53 @@ async function withTimes(ctx: StoreMountContext, path: string, entries: Entry[],
  */
 async function lookAtLevel(ctx: StoreMountContext, dir: string, branch: string, work?: Work): Promise<Seen | undefined> {
   if (!ctx.checksDisk || (dir !== '' && !(await ctx.isDirectory(dir)))) return undefined;
+  // Looking at a file by name costs about three times what the whole pass spends on one
+  // (its own stat and record reads, where the pass has the walk's and one scan): where the
+  // level holds a third or more of the files beneath it, the whole pass is the cheaper
+  // look, and is taken before anything is walked. (`WS_LEVEL_LOOK=always` looks at the
+  // level whatever it costs: tests hold both looks to the same answers on small trees.)
+  const dearer = (byName: number, beneath: number) => byName * 3 > beneath && process.env.WS_LEVEL_LOOK !== 'always';
+  const held = ctx.store.treeChildren(branch, ctx.config.name, dir);
+  if (dearer(held.files.length, held.beneath)) return undefined;
   const walk = await ctx.walkLevel(dir);
   if (walk.incomplete !== null || walk.unreadable.length > 0) return undefined;
   const atLevel = (p: { readonly path: string } | string) => parentOf(typeof p === 'string' ? p : p.path) === dir;
-  const held = ctx.store.treeChildren(branch, ctx.config.name, dir);
   const named = [...new Set([...walk.files.filter(atLevel).map((f) => f.path), ...held.files])].sort(compare);
+  const walkedDirs = walk.directories.filter(atLevel);
+  const walked = new Set(walkedDirs);
+  // A child directory the walk did not enter but the tree holds files beneath (gone from
+  // disk, passed over, or no longer a directory): those files, each looked at by name, as
+  // a pass over the whole directory would.
+  const unwalked = held.directories.filter((d) => !walked.has(d)).map((d) => [d, ctx.store.treeFiles(branch, ctx.config.name, d).map((f) => f.path)] as const);
+  if (dearer(unwalked.reduce((n, [, paths]) => n + paths.length, named.length), held.beneath)) return undefined;
   const progress = reconcileWork(work).progress;
   // Run even where the level holds no file: the pass is what checks the mount's root.
   const level = await ctx.pass({ kind: 'paths', paths: named }, progress ? { progress } : {});
   // A root that moved or went away: the whole pass says so, as it always has.
   if (level.kind !== 'done' || level.rootProblem !== null) return undefined;
-  const directories = walk.directories.filter(atLevel);
-  const walked = new Set(directories);
-  for (const d of held.directories) {
-    if (walked.has(d)) continue;
-    // Gone from disk, passed over by the walk, or no longer a directory: the files the tree
-    // holds beneath it, each looked at by name, as a pass over the whole directory would.
-    const paths = ctx.store.treeFiles(branch, ctx.config.name, d).map((f) => f.path);
+  const directories = [...walkedDirs];
+  for (const [d, paths] of unwalked) {
     const beneath = await ctx.pass({ kind: 'paths', paths });
     if (beneath.kind !== 'done' || beneath.rootProblem !== null) return undefined;
     if (beneath.paths.some((r) => showsFile(r.state))) directories.push(d);
   }
-  const passedOver: Record<string, number> = {};
-  for (const p of walk.passedOver.filter(atLevel)) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
-  return {
-    files: level.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state })),
-    directories,
-    passedOver,
-  };
+  const files = level.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state }));
+  return { files, directories, passedOver: countedAt(walk.passedOver, dir) };
 }
 
-/** The view of `path`: after a pass where the mount checks disk, else (or when the pass gave up) from the store alone. */
-async function look(ctx: StoreMountContext, path: string, branch: string, work?: Work): Promise<Seen> {
+/** What a walk passed over directly in `dir`, counted by reason: a listing of one level says what that level passed over, whichever look made it. */
+function countedAt(entries: readonly { readonly path: string; readonly reason: string }[], dir: string): Record<string, number> {
+  const counted: Record<string, number> = {};
+  for (const e of entries) if (parentOf(e.path) === dir) counted[e.reason] = (counted[e.reason] ?? 0) + 1;
+  return counted;
+}
+
+/**
+ * The view of `path`: after a pass where the mount checks disk, else (or when the pass
+ * gave up) from the store alone. `oneLevel`: for a listing that is not recursive, which
+ * says what its own level passed over.
+ */
+async function look(ctx: StoreMountContext, path: string, branch: string, work?: Work, oneLevel = false): Promise<Seen> {
   // A listing tells its caller how the pass goes, but is not cut short: it lists what it can.
   const progress = reconcileWork(work).progress;
   const result = ctx.checksDisk ? await ctx.pass({ kind: 'directory', path }, progress ? { progress } : {}) : undefined;
@@ -114,7 +129,7 @@ async function look(ctx: StoreMountContext, path: string, branch: string, work?:
     return {
       files: result.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state })),
       directories: result.directories,
-      passedOver: { ...result.passedOver },
+      passedOver: oneLevel ? countedAt(result.passedOverEntries, path) : { ...result.passedOver },
       incomplete: result.rootProblem ?? result.incomplete ?? undefined,
     };
   }

@@ -741,15 +741,19 @@ export class PgStore implements Store {
 
   treeChildren(branch: string, mount: string, dir: string): TreeChildren {
     // One query: each path of the level, or its child directory's name (the path cut just
-    // after the next '/'), once. substr and strpos count characters, as the prefix's length is.
+    // after the next '/'), once, with how many files each stands for. substr and strpos count characters, as the prefix's length is.
     const start = Array.from(dir === '' ? '' : `${dir}/`).length + 1;
     const rows = this.sql(
-      `SELECT DISTINCT CASE WHEN strpos(substr(path, $4), '/') = 0 THEN path ELSE left(path, $4 + strpos(substr(path, $4), '/') - 1) END AS child
-       FROM ws.tree WHERE branch = $1 AND mount = $2 AND ($3::text = '' OR (path >= $3::text || '/' AND path < $3::text || '0'))`,
+      `SELECT CASE WHEN strpos(substr(path, $4), '/') = 0 THEN path ELSE left(path, $4 + strpos(substr(path, $4), '/') - 1) END AS child, count(*) AS n
+       FROM ws.tree WHERE branch = $1 AND mount = $2 AND ($3::text = '' OR (path >= $3::text || '/' AND path < $3::text || '0')) GROUP BY child`,
       [branch, mount, dir, start],
       'read',
     );
-    return childrenOf(dir, rows.map((r) => String(r.child)));
+    return childrenOf(
+      dir,
+      rows.map((r) => String(r.child)),
+      rows.reduce((n, r) => n + Number(r.n), 0),
+    );
   }
 
   pathsNamed(branch: string, mount: string, name: string, limit: number): string[] {
