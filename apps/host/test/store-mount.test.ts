@@ -246,6 +246,29 @@ describe('a listing that is not recursive on a store-backed mount', () => {
     host.close();
   });
 
+  test("a file's path is said to be a file, as a direct mount says it: on disk, a draft only, and one deleted by the agent is missing", async () => {
+    const { host, root } = await storeHost({ files: { 'a.txt': 'a\n', 'gone.txt': 'g\n', 'dir/b.txt': 'b\n' } });
+    const ls = async (path: string) => {
+      const r = await handleToolCall(host.workspace, { name: 'ls', input: { path } });
+      return r.success ? 'listed' : r.error;
+    };
+    await handleToolCall(host.workspace, { name: 'write', input: { path: 'work/dir/draft.ts', content: 'd\n' } });
+    await handleToolCall(host.workspace, { name: 'delete', input: { path: 'work/gone.txt' } });
+    const direct = await openTestHost(testConfig(root, [{ name: 'work', path: '.', backend: 'direct' }]), { watch: false });
+    const directLs = async (path: string) => {
+      const r = await handleToolCall(direct.workspace, { name: 'ls', input: { path } });
+      return r.success ? 'listed' : r.error;
+    };
+    expect(await ls('work/a.txt')).toBe(await directLs('work/a.txt'));
+    expect(await ls('work/a.txt')).toBe('work/a.txt is a file, not a directory; read it instead.');
+    expect(await ls('work/dir/draft.ts')).toBe('work/dir/draft.ts is a file, not a directory; read it instead.');
+    expect(await ls('work/gone.txt')).toBe('work/gone.txt does not exist.');
+    expect(await ls('work/nothing')).toBe('work/nothing does not exist.');
+    expect(await ls('work/dir')).toBe('listed');
+    direct.close();
+    host.close();
+  });
+
   test('a level holding most of the files beneath it is looked at by the whole pass, which costs less there, with the same answer', async () => {
     const walks: string[] = [];
     const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`flat/f${i}.txt`, `${i}\n`]));

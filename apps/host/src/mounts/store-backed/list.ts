@@ -26,6 +26,11 @@ interface Seen {
 /** Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each file's time (below). */
 export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work, modified = false): Promise<ListOutcome> {
   const branch = ctx.store.selectedBranch();
+  // A file the workspace shows: said so, as a direct mount says it (a pass over a file's
+  // path as a directory finds nothing, and the listing said the file did not exist).
+  if (path !== '' && !(await isDirectoryPath(ctx, path, branch)) && (await showsAsFile(ctx, path, branch))) {
+    return { ok: false, message: ctx.words.notADirectory(path) };
+  }
   const seen = (!recursive && (await lookAtLevel(ctx, path, branch, work))) || (await look(ctx, path, branch, work, !recursive));
   const { files, directories } = seen;
   if (path !== '' && files.length === 1 && files[0].path === path) return { ok: false, message: ctx.words.notADirectory(path) };
@@ -39,6 +44,14 @@ export async function listPath(ctx: StoreMountContext, path: string, recursive: 
     passedOver: seen.passedOver,
     ...(seen.incomplete ? { incomplete: seen.incomplete } : {}),
   };
+}
+
+/** True where the workspace's view shows a file at `path`: after a pass over it where the mount checks disk, else from the store alone. */
+async function showsAsFile(ctx: StoreMountContext, path: string, branch: string): Promise<boolean> {
+  const result = ctx.checksDisk ? await ctx.pass({ kind: 'paths', paths: [path] }) : undefined;
+  if (result?.kind === 'done') return result.paths.some((r) => r.path === path && showsFile(r.state));
+  const rec = ctx.store.read(branch, ctx.config.name, path);
+  return rec.tree !== null && storedState(rec) !== null;
 }
 
 /** States whose workspace copy is the agent's, not disk's: their time is the agent's last change. */
