@@ -741,7 +741,8 @@ export class PgStore implements Store {
 
   treeChildren(branch: string, mount: string, dir: string): TreeChildren {
     // One query: each path of the level, or its child directory's name (the path cut just
-    // after the next '/'), once, with how many files each stands for. substr and strpos count characters, as the prefix's length is.
+    // after the next '/'), once, with how many files each stands for. substr and strpos
+    // count characters, as the prefix's length here does.
     const start = Array.from(dir === '' ? '' : `${dir}/`).length + 1;
     const rows = this.sql(
       `SELECT CASE WHEN strpos(substr(path, $4), '/') = 0 THEN path ELSE left(path, $4 + strpos(substr(path, $4), '/') - 1) END AS child, count(*) AS n
