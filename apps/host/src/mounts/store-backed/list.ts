@@ -26,14 +26,14 @@ interface Seen {
 /** Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each file's time (below). */
 export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work, modified = false): Promise<ListOutcome> {
   const branch = ctx.store.selectedBranch();
-  // A file the workspace shows: said so, as a direct mount says it (a pass over a file's
-  // path as a directory finds nothing, and the listing said the file did not exist).
-  if (path !== '' && !(await isDirectoryPath(ctx, path, branch)) && (await showsAsFile(ctx, path, branch))) {
-    return { ok: false, message: ctx.words.notADirectory(path) };
+  // No directory on disk or in the tree: a file the workspace shows (said so, as a direct
+  // mount says it), or nothing — a pass over the path as a directory would find neither.
+  if (path !== '' && !(await isDirectoryPath(ctx, path, branch))) {
+    return { ok: false, message: (await showsAsFile(ctx, path, branch)) ? ctx.words.notADirectory(path) : ctx.words.missing(path) };
   }
   const seen = (!recursive && (await lookAtLevel(ctx, path, branch, work))) || (await look(ctx, path, branch, work, !recursive));
   const { files, directories } = seen;
-  if (path !== '' && files.length === 1 && files[0].path === path) return { ok: false, message: ctx.words.notADirectory(path) };
+  // A directory that went while it was looked at.
   if (path !== '' && files.length === 0 && directories.length === 0 && !(await isDirectoryPath(ctx, path, branch))) {
     return { ok: false, message: ctx.words.missing(path) };
   }
