@@ -1,7 +1,8 @@
 /**
  * The store-backed mount's seams: suggestions from the store's own records (no pass), a
  * disk call that throws becoming the verb's one sentence (its trace only with WS_DEBUG=1),
- * and a listing that is not recursive looking at its one level only.
+ * a listing that is not recursive looking at its one level only, and a recursive listing
+ * (and glob) of a watched mount made from the store's records.
  */
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,8 @@ import type { DiskPort } from '@ws/reconcile';
 import { handleToolCall } from '@ws/tools';
 import type { StoreMount } from '../src/mounts/store-backed/mount.ts';
 import type { Store } from '../src/store/store.ts';
-import { openTestHost, storeHost, testConfig } from './host-fixtures.ts';
+import { openTestHost, storeHost, testConfig, writeFiles } from './host-fixtures.ts';
+import { tempDir } from './fixtures.ts';
 
 /** A disk port that counts walks and stats, and throws from both once `failing` is set. */
 function counting(disk: DiskPort, seen: { walks: number; stats: number; failing: boolean }): DiskPort {
@@ -94,60 +96,60 @@ describe('glob with sort: "modified" on a store-backed mount', () => {
   });
 });
 
-describe('a listing that is not recursive on a store-backed mount', () => {
-  /**
-   * One scenario, made the same way twice: files at several depths, nested ignore files,
-   * an empty directory and one holding only ignored files, the agent's drafts (one in a
-   * directory disk never had), a person's saves, deletions and new files after the store
-   * learned the tree. Generated from a seed, so each run makes the same ones.
-   */
-  async function scenario(seed: number) {
-    let x = seed;
-    const rnd = (n: number) => {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      // The high bits: a power-of-two modulus leaves the low ones a short cycle.
-      return Math.floor(x / 65536) % n;
-    };
-    const dirs = ['', 'src', 'src/lib', 'src/lib/deep', 'docs', 'gen', 'logs'];
-    const files: Record<string, string> = { '.gitignore': 'logs/\n*.tmp\n', 'src/.gitignore': 'built/\n', 'gen/.ignore': '*\n!keep.txt\n' };
-    for (let i = 0; i < 30; i++) {
-      const dir = dirs[rnd(dirs.length)];
-      const name = ['a.ts', 'b.ts', 'c.tmp', 'd.md', 'keep.txt', 'built/x.js', 'e f.txt'][rnd(7)];
-      files[dir === '' ? name : `${dir}/${name}`] = `text ${i}\n`;
-    }
-    const made = await storeHost({ files });
-    mkdirSync(join(made.root, 'empty'));
-    mkdirSync(join(made.root, 'only-ignored'));
-    writeFileSync(join(made.root, 'only-ignored/x.tmp'), 'x\n');
-    const call = async (name: string, input: unknown) => {
-      const r = await handleToolCall(made.host.workspace, { name, input });
-      if (!r.success) throw new Error(`${name}: ${r.error}`);
-      return r.data as { entries?: unknown[]; note?: string };
-    };
-    writeFileSync(join(made.root, 'ignored-later.txt'), 'held\n');
-    mkdirSync(join(made.root, 'ignored-later'));
-    writeFileSync(join(made.root, 'ignored-later/held.ts'), 'held\n');
-    // The store learns the tree, then the agent and a person change it.
-    await call('sync', {});
-    // Ignored once the store holds them: a held path is still looked at, a new one beside it is not taken in.
-    writeFileSync(join(made.root, '.gitignore'), 'logs/\n*.tmp\nignored-later/\nignored-later.txt\n');
-    writeFileSync(join(made.root, 'ignored-later/new.ts'), 'new\n');
-    await call('write', { path: 'work/drafted/new/one.ts', content: 'drafted\n' });
-    await call('write', { path: `work/${rnd(2) ? 'src' : 'docs'}/drafted.ts`, content: 'drafted\n' });
-    const known = Object.keys(files).filter((f) => !f.includes('.tmp') && !f.startsWith('logs/') && !f.includes('built/') && !f.endsWith('ignore'));
-    const edited = known[rnd(known.length)];
-    await call('write', { path: `work/${edited}`, content: 'the agent’s\n' });
-    const saved = known[rnd(known.length)];
-    writeFileSync(join(made.root, saved), 'a person’s save\n');
-    const gone = known[rnd(known.length)];
-    if (gone !== edited) rmSync(join(made.root, gone));
-    rmSync(join(made.root, 'docs'), { recursive: true, force: true });
-    writeFileSync(join(made.root, `new-${rnd(100)}.txt`), 'new on disk\n');
-    mkdirSync(join(made.root, 'src/lib/deep'), { recursive: true });
-    writeFileSync(join(made.root, 'src/lib/deep/late.ts'), 'late\n');
-    return { ...made, call };
+/**
+ * One scenario, made the same way twice: files at several depths, nested ignore files,
+ * an empty directory and one holding only ignored files, the agent's drafts (one in a
+ * directory disk never had), a person's saves, deletions and new files after the store
+ * learned the tree. Generated from a seed, so each run makes the same ones.
+ */
+async function scenario(seed: number, wrapDisk?: (mount: string, disk: DiskPort) => DiskPort) {
+  let x = seed;
+  const rnd = (n: number) => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    // The high bits: a power-of-two modulus leaves the low ones a short cycle.
+    return Math.floor(x / 65536) % n;
+  };
+  const dirs = ['', 'src', 'src/lib', 'src/lib/deep', 'docs', 'gen', 'logs'];
+  const files: Record<string, string> = { '.gitignore': 'logs/\n*.tmp\n', 'src/.gitignore': 'built/\n', 'gen/.ignore': '*\n!keep.txt\n' };
+  for (let i = 0; i < 30; i++) {
+    const dir = dirs[rnd(dirs.length)];
+    const name = ['a.ts', 'b.ts', 'c.tmp', 'd.md', 'keep.txt', 'built/x.js', 'e f.txt'][rnd(7)];
+    files[dir === '' ? name : `${dir}/${name}`] = `text ${i}\n`;
   }
+  const made = await storeHost({ files, ...(wrapDisk ? { wrapDisk } : {}) });
+  mkdirSync(join(made.root, 'empty'));
+  mkdirSync(join(made.root, 'only-ignored'));
+  writeFileSync(join(made.root, 'only-ignored/x.tmp'), 'x\n');
+  const call = async (name: string, input: unknown) => {
+    const r = await handleToolCall(made.host.workspace, { name, input });
+    if (!r.success) throw new Error(`${name}: ${r.error}`);
+    return r.data as { entries?: unknown[]; note?: string };
+  };
+  writeFileSync(join(made.root, 'ignored-later.txt'), 'held\n');
+  mkdirSync(join(made.root, 'ignored-later'));
+  writeFileSync(join(made.root, 'ignored-later/held.ts'), 'held\n');
+  // The store learns the tree, then the agent and a person change it.
+  await call('sync', {});
+  // Ignored once the store holds them: a held path is still looked at, a new one beside it is not taken in.
+  writeFileSync(join(made.root, '.gitignore'), 'logs/\n*.tmp\nignored-later/\nignored-later.txt\n');
+  writeFileSync(join(made.root, 'ignored-later/new.ts'), 'new\n');
+  await call('write', { path: 'work/drafted/new/one.ts', content: 'drafted\n' });
+  await call('write', { path: `work/${rnd(2) ? 'src' : 'docs'}/drafted.ts`, content: 'drafted\n' });
+  const known = Object.keys(files).filter((f) => !f.includes('.tmp') && !f.startsWith('logs/') && !f.includes('built/') && !f.endsWith('ignore'));
+  const edited = known[rnd(known.length)];
+  await call('write', { path: `work/${edited}`, content: 'the agent’s\n' });
+  const saved = known[rnd(known.length)];
+  writeFileSync(join(made.root, saved), 'a person’s save\n');
+  const gone = known[rnd(known.length)];
+  if (gone !== edited) rmSync(join(made.root, gone));
+  rmSync(join(made.root, 'docs'), { recursive: true, force: true });
+  writeFileSync(join(made.root, `new-${rnd(100)}.txt`), 'new on disk\n');
+  mkdirSync(join(made.root, 'src/lib/deep'), { recursive: true });
+  writeFileSync(join(made.root, 'src/lib/deep/late.ts'), 'late\n');
+  return { ...made, call };
+}
 
+describe('a listing that is not recursive on a store-backed mount', () => {
   const level = (entries: unknown[], dir: string) =>
     (entries as { path: string }[]).filter((e) => {
       const inside = dir === 'work' ? e.path.slice('work/'.length) : e.path.slice(dir.length + 1);
@@ -301,5 +303,140 @@ describe('a listing that is not recursive on a store-backed mount', () => {
     expect(forced).toEqual(chosen);
     host.close();
   });
+
 });
 
+describe('a recursive listing and glob where the mount\'s watcher has settled', () => {
+  const places = ['work', 'work/src', 'work/src/lib', 'work/src/built', 'work/docs', 'work/drafted', 'work/gen', 'work/logs', 'work/empty', 'work/only-ignored', 'work/ignored-later', 'work/nothing'];
+  const patterns = ['work/**/*.ts', '**/keep.txt', 'work/src/**', '**/*.tmp', 'work/logs/**', 'work/**/e f.txt', '**/nothing.zz', 'work/gen/*'];
+  const walking = (walks: string[]) => (_m: string, disk: DiskPort): DiskPort => ({
+    ...disk,
+    locateRoot: () => disk.locateRoot(),
+    walk: (dir, ...rest: unknown[]) => {
+      walks.push(dir);
+      return (disk.walk as (d: string, ...r: unknown[]) => ReturnType<DiskPort['walk']>)(dir, ...rest);
+    },
+  });
+
+  test('lists and globs from the store\'s records exactly what a pass shows, with no pass, on generated trees', async () => {
+    let fromRecords = 0;
+    let passed = 0;
+    let compared = 0;
+    for (let seed = 1; seed <= 8; seed++) {
+      const walks: string[] = [];
+      // The same scenario twice: one watched by a watcher that has heard of nothing since, the other passing at every call.
+      const one = await scenario(seed, walking(walks));
+      const other = await scenario(seed);
+      (one.mount as StoreMount).watchedBy({ settle: async () => true });
+      // The whole-mount pass after the watcher started: from here the store holds what disk does.
+      await one.call('sync', {});
+      await other.call('sync', {});
+      const both = async (name: string, input: Record<string, unknown>) => {
+        walks.length = 0;
+        const a = await handleToolCall(one.host.workspace, { name, input });
+        if (walks.length === 0) fromRecords++;
+        else passed++;
+        const b = await handleToolCall(other.host.workspace, { name, input });
+        expect(a).toEqual(b);
+        compared += JSON.stringify(a).length;
+      };
+      for (const path of places) await both('ls', { path, recursive: true });
+      for (const pattern of patterns) await both('glob', { pattern });
+      await both('glob', { pattern: '*.ts', path: 'work/src' });
+      // A page further on, followed as the note says.
+      await both('ls', { path: 'work', recursive: true, offset: 3 });
+      one.host.close();
+      other.host.close();
+    }
+    // Where the scenario left a conflict (the agent's edit and a person's save of one file), the listing passed.
+    expect(fromRecords).toBeGreaterThan(100);
+    expect(passed).toBeGreaterThan(0);
+    expect(compared).toBeGreaterThan(20_000);
+  });
+
+  test('a pending effect, a record a pass would change, a conflict or a watcher that has not settled sends the listing to a pass', async () => {
+    const walks: string[] = [];
+    let settles = true;
+    const { host, root, mount } = await storeHost({ files: { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' }, wrapDisk: walking(walks) });
+    (mount as StoreMount).watchedBy({ settle: async () => settles });
+    const glob = async () => {
+      walks.length = 0;
+      const r = await handleToolCall(host.workspace, { name: 'glob', input: { pattern: '**' } });
+      if (!r.success) throw new Error(r.error);
+      return { files: (r.data as { files: string[] }).files, walked: walks.length > 0 };
+    };
+    await handleToolCall(host.workspace, { name: 'sync', input: {} });
+    expect(await glob()).toEqual({ files: ['work/a.txt', 'work/sub/b.txt'], walked: false });
+    // A change the watcher has not heard of is not seen (it is the next call's, once the watcher passes over it)…
+    writeFileSync(join(root, 'late.txt'), 'late\n');
+    expect(await glob()).toEqual({ files: ['work/a.txt', 'work/sub/b.txt'], walked: false });
+    // …and a watcher that has not settled leaves it to a pass, which takes it in.
+    settles = false;
+    expect(await glob()).toEqual({ files: ['work/a.txt', 'work/late.txt', 'work/sub/b.txt'], walked: true });
+    settles = true;
+    // A conflict: only a pass settles what it shows.
+    await handleToolCall(host.workspace, { name: 'write', input: { path: 'work/a.txt', content: 'agent\n' } });
+    writeFileSync(join(root, 'a.txt'), 'person\n');
+    await handleToolCall(host.workspace, { name: 'read', input: { path: 'work/a.txt' } });
+    walks.length = 0;
+    const listed = await handleToolCall(host.workspace, { name: 'ls', input: { path: 'work', recursive: true } });
+    expect(walks.length).toBeGreaterThan(0);
+    expect(JSON.stringify(listed)).toContain('"state":"conflict"');
+    // A pending effect (a write that stopped midway leaves one): the same.
+    const store = host.store as Store;
+    const branch = store.selectedBranch();
+    await handleToolCall(host.workspace, { name: 'sync', input: { path: 'work/a.txt', force: true } }).catch(() => undefined);
+    await handleToolCall(host.workspace, { name: 'discard', input: { path: 'work/a.txt' } });
+    expect(await glob()).toEqual({ files: ['work/a.txt', 'work/late.txt', 'work/sub/b.txt'], walked: false });
+    const held = store.read(branch, 'work', 'sub/b.txt');
+    const tree = held.tree as NonNullable<typeof held.tree>;
+    store.setPending('work', 'sub/b.txt', { kind: 'write', branch, hash: tree.hash, size: tree.size, mode: null, expected: null } as never);
+    store.barrier();
+    expect((await glob()).walked).toBe(true);
+    host.close();
+  });
+
+  test("with a real watcher: a person's new file, deletion and new directory show once the watcher has passed over them, with no pass of the listing's own", async () => {
+    const walks: string[] = [];
+    const root = tempDir();
+    writeFiles(root, { 'a.ts': 'a\n', 'sub/b.ts': 'b\n', 'gone.ts': 'g\n' });
+    const config = testConfig(root, [{ name: 'work', path: '.', watch: 'always' }]);
+    const host = await openTestHost(config, { watch: true, wrapDisk: walking(walks) });
+    const glob = async () => {
+      const r = await handleToolCall(host.workspace, { name: 'glob', input: { pattern: 'work/**/*.ts' } });
+      if (!r.success) throw new Error(r.error);
+      return (r.data as { files: string[] }).files;
+    };
+    // The first whole-mount pass since the watcher started.
+    expect(await glob()).toEqual(['work/a.ts', 'work/gone.ts', 'work/sub/b.ts']);
+    // In this order: once the last shows, the watcher has heard of every one.
+    mkdirSync(join(root, 'empty'));
+    writeFiles(root, { 'new/deep/c.ts': 'c\n', 'sub/d.ts': 'd\n' });
+    rmSync(join(root, 'gone.ts'));
+    const want = ['work/a.ts', 'work/new/deep/c.ts', 'work/sub/b.ts', 'work/sub/d.ts'];
+    // The kernel tells the watcher in its own time: asked until it has (at most 10 s).
+    const until = Date.now() + 10_000;
+    let files = await glob();
+    while (JSON.stringify(files) !== JSON.stringify(want) && Date.now() < until) {
+      await Bun.sleep(50);
+      files = await glob();
+    }
+    expect(files).toEqual(want);
+    walks.length = 0;
+    expect(await glob()).toEqual(want);
+    const listed = await handleToolCall(host.workspace, { name: 'ls', input: { path: 'work', recursive: true } });
+    // The listing's directories come from a walk by names, not a pass over the mount (the watcher's own passes walk only the directories it heard of).
+    expect(walks.filter((dir) => dir === '')).toEqual([]);
+    expect((listed.success ? (listed.data as { entries: { path: string }[] }).entries : []).map((e) => e.path)).toEqual([
+      'work/a.ts',
+      'work/empty',
+      'work/new',
+      'work/new/deep',
+      'work/new/deep/c.ts',
+      'work/sub',
+      'work/sub/b.ts',
+      'work/sub/d.ts',
+    ]);
+    host.close();
+  });
+});

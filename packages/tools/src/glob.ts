@@ -56,16 +56,29 @@ async function glob(workspace: Workspace, input: InputOf<typeof schema>, { budge
   const files: { path: string; modified?: number }[] = [];
   const skipped: Record<string, number> = {};
   const troubles: string[] = [];
-  for (const { mount, dir } of scansFor(workspace, pattern)) {
-    const listed = await mount.list(dir, { recursive: true, modified: input.sort === 'modified' });
+  // Listed again for their counts where nothing matched (a listing made without a walk counts nothing).
+  const uncounted: Scan[] = [];
+  const count = (passed: Readonly<Record<string, number>>) => {
+    for (const [why, n] of Object.entries(passed)) skipped[why] = (skipped[why] ?? 0) + n;
+  };
+  for (const scan of scansFor(workspace, pattern)) {
+    const { mount, dir } = scan;
+    const listed = await mount.list(dir, { recursive: true, modified: input.sort === 'modified', filesOnly: true });
     if (!listed.ok) continue;
-    for (const [why, n] of Object.entries(listed.passedOver)) skipped[why] = (skipped[why] ?? 0) + n;
+    if (listed.uncounted) uncounted.push(scan);
+    count(listed.passedOver);
     if (listed.incomplete) troubles.push(listed.incomplete);
     for (const e of listed.entries) {
       if (e.kind !== 'file') continue;
       const full = prefixed(mount.name, e.path);
       if (within !== undefined && full !== within && !full.startsWith(`${within}/`)) continue;
       if (matcher.match(full)) files.push({ path: full, ...(e.modified === undefined ? {} : { modified: e.modified }) });
+    }
+  }
+  if (files.length === 0) {
+    for (const { mount, dir } of uncounted) {
+      const again = await mount.list(dir, { recursive: true });
+      if (again.ok) count(again.passedOver);
     }
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

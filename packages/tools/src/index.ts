@@ -12,6 +12,7 @@ export type {
   CommitIntent,
   Draft,
   Entry,
+  ListOptions,
   ListOutcome,
   Mount,
   ReadOutcome,

@@ -67,6 +67,12 @@ export type ListOutcome =
       readonly passedOver: Readonly<Record<string, number>>;
       /** Set when the walk stopped early (a cap) or could not read a region: why. */
       readonly incomplete?: string;
+      /**
+       * A `filesOnly` listing made without a walk (a watched store-backed mount's, from its
+       * records): `passedOver` counts nothing, and a caller that needs the counts lists
+       * again without `filesOnly`.
+       */
+      readonly uncounted?: true;
     }
   | Refusal;
 
@@ -204,6 +210,13 @@ export interface Work {
   readonly progress?: (progress: Progress) => void;
 }
 
+/** How {@link Mount.list} lists. */
+export interface ListOptions {
+  readonly recursive: boolean;
+  readonly modified?: boolean;
+  readonly filesOnly?: boolean;
+}
+
 /** A named root the tools can act on. */
 export interface Mount {
   readonly name: string;
@@ -228,9 +241,11 @@ export interface Mount {
   /**
    * Lists a directory (`''`: the root), or the whole tree beneath it when `recursive`;
    * `modified`: give each file its `modified` time where the mount knows it (glob's
-   * newest-first order), which may cost a look at every file.
+   * newest-first order), which may cost a look at every file; `filesOnly`: only the files
+   * are wanted, by path (glob's), so a listing may leave out its directories, sizes and
+   * states, and may be made without a walk (then it says `uncounted`).
    */
-  list(path: string, options: { recursive: boolean; modified?: boolean }, work?: Work): Promise<ListOutcome>;
+  list(path: string, options: ListOptions, work?: Work): Promise<ListOutcome>;
   /**
    * Every file at or beneath `path` (a file or a directory; `''`: the whole mount) that
    * grep should look at, in path order: the workspace copy on a store-backed mount

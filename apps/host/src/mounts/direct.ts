@@ -8,7 +8,7 @@
  * wrote if a later write fails, so a batch lands whole or not at all.
  */
 import { type FileMeta, looksBinary, type Reading, type UnlinkResult, type WriteResult } from '@ws/reconcile';
-import { type Change, type Entry, type ListOutcome, type Mount, type ReadOutcome, type Refusal, type Report, type SearchFile, type SearchQuery, largeFileChange } from '@ws/tools';
+import { type Change, type Entry, type ListOptions, type ListOutcome, type Mount, type ReadOutcome, type Refusal, type Report, type SearchFile, type SearchQuery, largeFileChange } from '@ws/tools';
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk, type NameWalk } from '../disk/disk-port.ts';
 import { aheadOf, batches, type Prescanner, prescanJob, READ_BATCH } from '../grep/prescan.ts';
@@ -60,18 +60,23 @@ async function read(disk: HostDisk, config: MountConfig, words: Words, path: str
   return { kind: 'file', bytes: got.bytes, notes: [] };
 }
 
-async function list(disk: HostDisk, words: Words, path: string, recursive: boolean): Promise<ListOutcome> {
+/** `ls` and glob: the walk's entries; `filesOnly` (glob's, no times wanted) walks by names, no stat a file, and lists files alone, without sizes. */
+async function list(disk: HostDisk, words: Words, path: string, options: ListOptions): Promise<ListOutcome> {
   const where = disk.contain(path, 'read');
   if (!where.ok) return refuse(where.message);
   const kind = disk.kindOf(path);
   if (kind.kind === 'absent') return refuse(words.missing(path));
   if (kind.kind === 'other') return refuse(words.unreadable(path, kind.reason));
   if (kind.kind !== 'directory') return refuse(words.notADirectory(path));
-  const found = await disk.walk(path, { shallow: !recursive });
-  const entries: Entry[] = [
-    ...found.directories.map((d) => ({ path: d, kind: 'directory' as const })),
-    ...found.files.map((f) => ({ path: f.path, kind: 'file' as const, size: f.meta.size, modified: f.meta.mtimeMs })),
-  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const shallow = !options.recursive;
+  const names = options.filesOnly === true && options.modified !== true && disk.walkNames !== undefined;
+  const found = names ? await (disk.walkNames as NonNullable<HostDisk['walkNames']>)(path, { shallow }) : await disk.walk(path, { shallow });
+  const entries: Entry[] = names
+    ? found.files.map((f) => ({ path: f.path, kind: 'file' as const }))
+    : [
+        ...found.directories.map((d) => ({ path: d, kind: 'directory' as const })),
+        ...(found as Awaited<ReturnType<HostDisk['walk']>>).files.map((f) => ({ path: f.path, kind: 'file' as const, size: f.meta.size, modified: f.meta.mtimeMs })),
+      ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const passedOver: Record<string, number> = {};
   for (const p of found.passedOver) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
   const incomplete = found.incomplete ?? (found.unreadable.length ? words.unreadableRegions(found.unreadable) : undefined);
@@ -358,7 +363,7 @@ export function directMount(config: MountConfig, storeRel: string | undefined, o
     maxFileSize: config.maxFileSize,
     root: config.root,
     read: (path) => read(disk, config, words, path),
-    list: (path, options) => list(disk, words, path, options.recursive),
+    list: (path, options) => list(disk, words, path, options),
     searchFiles: (path, query) => searchFiles(disk, config, words, path, query, prescanner),
     commit: (changes) => commit(disk, config, words, changes),
     async sync() {

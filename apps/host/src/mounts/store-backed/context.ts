@@ -8,6 +8,7 @@
 import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, TakeDisk, Walk } from '@ws/reconcile';
 import type { ReadOutcome, SearchFile, Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
+import type { NameWalk } from '../../disk/disk-port.ts';
 import type { Prescanner } from '../../grep/prescan.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
@@ -69,6 +70,8 @@ export interface StoreMountContext {
   isDirectory(path: string): Promise<boolean>;
   /** A walk of the directory `dir`'s own entries on disk, none beneath where the disk can (a listing that is not recursive). */
   walkLevel(dir: string): Promise<Walk>;
+  /** A walk of everything beneath `dir` by names (no stat a file), where the disk has one: a listing from the store's records takes its directories and counts from it. */
+  walkNames(dir: string): Promise<NameWalk | undefined>;
   /** Disk's file at `path`, over `maxFileSize`, as pages straight from disk (the store never holds it). */
   readLarge(path: string): Promise<ReadOutcome>;
   /** Why a walk passes over the directory `dir` (its rule, or an ancestor's), or undefined. */

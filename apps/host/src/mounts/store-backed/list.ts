@@ -3,8 +3,8 @@
  * workspace view shows. The one rule: which paths are files of the view is
  * `@ws/reconcile`'s `showsFile` (after a pass) or `storedState` (from the store alone).
  */
-import { showsFile, storedState } from '@ws/reconcile';
-import type { Entry, ListOutcome, Work } from '@ws/tools';
+import { type DiskView, decide, type Evidence, type PathRecords, showsFile, type StoredPath, storedState } from '@ws/reconcile';
+import type { Entry, ListOptions, ListOutcome, Work } from '@ws/tools';
 import { type StoreMountContext, compare, inDirectory, isDirectoryPath, parentOf, reconcileWork } from './context.ts';
 import { sizeOf } from './reports.ts';
 
@@ -21,17 +21,32 @@ interface Seen {
   readonly directories: readonly string[];
   readonly passedOver: Record<string, number>;
   readonly incomplete?: string;
+  /** Made without a walk: `passedOver` counts nothing. */
+  readonly uncounted?: boolean;
 }
 
-/** Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each file's time (below). */
-export async function listPath(ctx: StoreMountContext, path: string, recursive: boolean, work?: Work, modified = false): Promise<ListOutcome> {
+/** How a listing lists: `ls`'s and glob's options, and whether the mount's watcher has settled (`settledNow` in `mount.ts`). */
+export interface ListHow extends ListOptions {
+  readonly settled: boolean;
+}
+
+/**
+ * Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each
+ * file's time (below); `settled`, recursive: from the store's records where they say what
+ * a pass would ({@link fromRecords}).
+ */
+export async function listPath(ctx: StoreMountContext, path: string, how: ListHow, work?: Work): Promise<ListOutcome> {
+  const { recursive } = how;
   const branch = ctx.store.selectedBranch();
   // No directory on disk or in the tree: a file the workspace shows (said so, as a direct
   // mount says it), or nothing — a pass over the path as a directory would find neither.
   if (path !== '' && !(await isDirectoryPath(ctx, path, branch))) {
     return { ok: false, message: (await showsAsFile(ctx, path, branch)) ? ctx.words.notADirectory(path) : ctx.words.missing(path) };
   }
-  const seen = (!recursive && (await lookAtLevel(ctx, path, branch, work))) || (await look(ctx, path, branch, work, !recursive));
+  const seen =
+    (recursive && how.settled && (await fromRecords(ctx, path, branch, how.filesOnly === true))) ||
+    (!recursive && (await lookAtLevel(ctx, path, branch, work))) ||
+    (await look(ctx, path, branch, work, !recursive));
   const { files, directories } = seen;
   // A directory that went while it was looked at.
   if (path !== '' && files.length === 0 && directories.length === 0 && !(await isDirectoryPath(ctx, path, branch))) {
@@ -40,9 +55,10 @@ export async function listPath(ctx: StoreMountContext, path: string, recursive: 
   const entries = entriesOf(path, files, directories, recursive);
   return {
     ok: true,
-    entries: modified ? await withTimes(ctx, path, entries, recursive) : entries,
+    entries: how.modified === true ? await withTimes(ctx, path, entries, recursive) : entries,
     passedOver: seen.passedOver,
     ...(seen.incomplete ? { incomplete: seen.incomplete } : {}),
+    ...(seen.uncounted ? { uncounted: true as const } : {}),
   };
 }
 
@@ -120,6 +136,70 @@ async function lookAtLevel(ctx: StoreMountContext, dir: string, branch: string, 
   }
   const files = level.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state }));
   return { files, directories, passedOver: countedAt(walk.passedOver, dir) };
+}
+
+/**
+ * The view beneath `dir` from the store's records, for a recursive listing of a mount
+ * whose watcher has settled (the store then holds what disk does: each path's evidence is
+ * disk's file): each record decided by the three-way rule against disk as its evidence
+ * records it, as a pass finds it where nothing changed since — or undefined where any
+ * record holds what only a pass settles (an effect pending, or a decision that would
+ * change it: a conflict a pass would keep recording, a fingerprint it would refresh), and
+ * the listing passes after all. `filesOnly` (glob's): the
+ * files alone, without a walk (`uncounted`); else the directories and what was passed
+ * over come from a walk by names (no stat a file), as the pass's walk says them.
+ */
+async function fromRecords(ctx: StoreMountContext, dir: string, branch: string, filesOnly: boolean): Promise<Seen | undefined> {
+  // A directory a walk passes over, named outright, is listed as a walk of it shows it: a pass does that.
+  if (!ctx.checksDisk || ctx.passedOver(dir) !== undefined) return undefined;
+  const files: ViewFile[] = [];
+  for (const rec of ctx.store.scan(branch, ctx.config.name, dir)) {
+    if (rec.pending !== null) return undefined;
+    const file = viewOf(rec);
+    if (file === undefined) return undefined;
+    if (file !== null) files.push(file);
+  }
+  files.sort((a, b) => compare(a.path, b.path));
+  if (filesOnly) return { files, directories: [], passedOver: {}, uncounted: true };
+  const walk = await ctx.walkNames(dir);
+  if (walk === undefined || walk.incomplete !== null || walk.unreadable.length > 0) return undefined;
+  const passedOver: Record<string, number> = {};
+  for (const p of walk.passedOver) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
+  return { files, directories: walk.directories, passedOver };
+}
+
+/** Disk as a path's evidence records it: what a pass sees where nothing changed since. */
+function diskAsRecorded(evidence: Evidence | null): DiskView {
+  if (evidence === null || evidence.kind === 'absent') return { kind: 'absent' };
+  const fingerprint = evidence.fingerprint ?? '';
+  if (evidence.kind === 'text') return { kind: 'text', hash: evidence.hash, size: evidence.size, mode: evidence.mode, fingerprint };
+  return { kind: 'opaque', why: evidence.why, id: evidence.id, size: evidence.size, mode: evidence.mode, fingerprint };
+}
+
+/** A record as the listing shows it (null: not a file of the view), or undefined where a pass over it would write. */
+function viewOf(rec: StoredPath): ViewFile | null | undefined {
+  const disk = diskAsRecorded(rec.evidence);
+  const d = decide({ tree: rec.tree, evidence: rec.evidence, mark: rec.mark, disk, ...(rec.agreedElsewhere ? { agreedElsewhere: rec.agreedElsewhere } : {}) });
+  if (d.taken !== null || d.settled !== null || d.gaveUp !== null || !sameRecords(d.next, rec)) return undefined;
+  if (!showsFile(d.state)) return null;
+  const size = d.next.tree !== null ? d.next.tree.size : disk.kind === 'text' || disk.kind === 'opaque' ? disk.size : undefined;
+  return { path: rec.path, ...(size === undefined ? {} : { size }), state: d.state };
+}
+
+/** The records a decision leaves are the ones it was given (a fingerprint refreshed to itself counts as the same). */
+function sameRecords(next: PathRecords, was: PathRecords): boolean {
+  if (next.mark !== was.mark && JSON.stringify(next.mark) !== JSON.stringify(was.mark)) return false;
+  if (next.tree !== was.tree && (next.tree?.hash !== was.tree?.hash || next.tree?.size !== was.tree?.size || next.tree?.mode !== was.tree?.mode)) return false;
+  return sameEvidence(next.evidence, was.evidence);
+}
+
+function sameEvidence(a: Evidence | null, b: Evidence | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a.kind !== b.kind) return false;
+  if (a.kind === 'absent' || b.kind === 'absent') return true;
+  if (a.size !== b.size || a.mode !== b.mode || a.fingerprint !== b.fingerprint) return false;
+  if (a.kind === 'text' && b.kind === 'text') return a.hash === b.hash;
+  return a.kind === 'opaque' && b.kind === 'opaque' && a.why === b.why && a.id === b.id;
 }
 
 /** What a walk passed over directly in `dir`, counted by reason: a listing of one level says what that level passed over, whichever look made it. */

@@ -117,6 +117,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     // Through the mount's disk as wrapped (where a test acts between observations); a port
     // that does not take the option walks deeper, and the listing keeps the one level.
     walkLevel: (dir) => (disk.walk as typeof realDisk.walk)(dir, { shallow: true }),
+    walkNames: async (dir) => realDisk.walkNames?.(dir),
     readLarge: (path) => largeFile(realDisk, ctx.words, path),
     searchLarge: (path) => largeSearchFile(realDisk, ctx.words, path),
     passedOver: (dir) => realDisk.passedOver(dir),
@@ -135,6 +136,15 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
     memory: { acceptingNewRoot: false, lastPassedOver: {}, watch: undefined, passedSinceWatch: false },
   };
   return ctx;
+}
+
+/**
+ * True where the mount's watcher has passed over everything it heard change, since a
+ * whole-mount pass after it started: the store then holds what disk does. Asked before
+ * the lock is taken (the watcher's passes take it).
+ */
+async function settledNow(ctx: StoreMountContext): Promise<boolean> {
+  return ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
 }
 
 /** A store-backed mount over `config.root`, keeping its copy in `deps.store`. */
@@ -162,7 +172,11 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       return guarded(ctx, { verb: 'Reading', path }, reading, (message) => ({ kind: 'answer', message }));
     },
     async list(path, options, work) {
-      return contained(path, 'read') ?? guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, options.recursive, work, options.modified === true)), refuse);
+      const refused = contained(path, 'read');
+      if (refused !== null) return refused;
+      // A recursive listing of a watched mount may come from the store's records (`list.ts`), as a search's plan may.
+      const settled = options.recursive && options.modified !== true && (await settledNow(ctx));
+      return guarded(ctx, { verb: 'Listing', path }, () => lock.run(() => listPath(ctx, path, { ...options, settled }, work)), refuse);
     },
     async *searchFiles(path, query): AsyncIterable<SearchFile> {
       if (contained(path, 'read') !== null) return;
@@ -172,8 +186,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
         yield { path, skipped: ctx.words.namedPassedOver(passedOver) };
         return;
       }
-      // A watched mount's changes are passed over before the lock is taken (the watcher's passes take it).
-      const settled = ctx.memory.watch !== undefined && ctx.memory.passedSinceWatch && (await ctx.memory.watch.settle());
+      const settled = await settledNow(ctx);
       const after: PlanAfter = {};
       const lookFor = await indexLookup(ctx, query);
       if (lookFor !== undefined) after.lookFor = lookFor;
