@@ -5,7 +5,7 @@
  * (and glob) of a watched mount made from the store's records.
  */
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiskPort } from '@ws/reconcile';
 import { handleToolCall } from '@ws/tools';
@@ -354,7 +354,7 @@ describe('a recursive listing and glob where the mount\'s watcher has settled', 
     expect(compared).toBeGreaterThan(20_000);
   });
 
-  test('a pending effect, a record a pass would change, a conflict or a watcher that has not settled sends the listing to a pass', async () => {
+  test('a pending effect, a record a pass would change, a conflict, a replaced root or a watcher that has not settled sends the listing to a pass', async () => {
     const walks: string[] = [];
     let settles = true;
     const { host, root, mount } = await storeHost({ files: { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' }, wrapDisk: walking(walks) });
@@ -388,11 +388,26 @@ describe('a recursive listing and glob where the mount\'s watcher has settled', 
     await handleToolCall(host.workspace, { name: 'sync', input: { path: 'work/a.txt', force: true } }).catch(() => undefined);
     await handleToolCall(host.workspace, { name: 'discard', input: { path: 'work/a.txt' } });
     expect(await glob()).toEqual({ files: ['work/a.txt', 'work/late.txt', 'work/sub/b.txt'], walked: false });
+    // A record a pass would write to (its evidence without the fingerprint a pass records): the store is not what a pass leaves.
+    const late = store.read(branch, 'work', 'late.txt');
+    const evidence = late.evidence;
+    if (evidence?.kind !== 'text') throw new Error('late.txt has no text evidence');
+    store.setEvidence('work', 'late.txt', { ...evidence, fingerprint: null });
+    store.barrier();
+    expect((await glob()).walked).toBe(true);
+    expect((await glob()).walked).toBe(false);
     const held = store.read(branch, 'work', 'sub/b.txt');
     const tree = held.tree as NonNullable<typeof held.tree>;
     store.setPending('work', 'sub/b.txt', { kind: 'write', branch, hash: tree.hash, size: tree.size, mode: null, expected: null } as never);
     store.barrier();
     expect((await glob()).walked).toBe(true);
+    // A root replaced (moved away, another made in its place): the pass says so, as without a watcher.
+    expect((await glob()).walked).toBe(false);
+    renameSync(root, `${root}-moved`);
+    mkdirSync(root);
+    writeFileSync(join(root, 'other.txt'), 'other\n');
+    const replaced = await handleToolCall(host.workspace, { name: 'glob', input: { pattern: '**' } });
+    expect(JSON.stringify(replaced)).toContain('moved or replaced');
     host.close();
   });
 

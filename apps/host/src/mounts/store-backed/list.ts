@@ -144,14 +144,18 @@ async function lookAtLevel(ctx: StoreMountContext, dir: string, branch: string, 
  * disk's file): each record decided by the three-way rule against disk as its evidence
  * records it, as a pass finds it where nothing changed since — or undefined where any
  * record holds what only a pass settles (an effect pending, or a decision that would
- * change it: a conflict a pass would keep recording, a fingerprint it would refresh), and
- * the listing passes after all. `filesOnly` (glob's): the
+ * change it: a conflict a pass would keep recording, a fingerprint it would refresh), or
+ * the mount's root is not the one the store agreed on, and the listing passes after all. `filesOnly` (glob's): the
  * files alone, without a walk (`uncounted`); else the directories and what was passed
  * over come from a walk by names (no stat a file), as the pass's walk says them.
  */
 async function fromRecords(ctx: StoreMountContext, dir: string, branch: string, filesOnly: boolean): Promise<Seen | undefined> {
   // A directory a walk passes over, named outright, is listed as a walk of it shows it: a pass does that.
   if (!ctx.checksDisk || ctx.passedOver(dir) !== undefined) return undefined;
+  // A root that went away or was replaced: the pass says so, as it always has.
+  const root = await ctx.disk.locateRoot();
+  const agreed = ctx.store.rootIdentity(ctx.config.name);
+  if (root.kind === 'unavailable' || (agreed !== null && agreed !== root.identity)) return undefined;
   const files: ViewFile[] = [];
   for (const rec of ctx.store.scan(branch, ctx.config.name, dir)) {
     if (rec.pending !== null) return undefined;
