@@ -5,7 +5,8 @@
  * at any depth, an ignore file, a directory swapped for a link, the store written by a
  * tool or by another connection, the mount's config — sends the sync through a pass.
  * A whole-mount grep plans its files from a kept record the same way, and answers as a
- * grep after a pass does. SQLite's stores only: a PostgreSQL store keeps no quiet records
+ * grep after a pass does; a whole-mount glob or recursive ls lists from the store's
+ * records where a record holds, as a pass lists. SQLite's stores only: a PostgreSQL store keeps no quiet records
  * (every sync and grep there passes).
  */
 import { describe, expect, test } from 'bun:test';
@@ -373,6 +374,64 @@ describe('a whole-mount grep where nothing changed', () => {
   });
 });
 
+describe('a whole-mount glob and recursive ls where nothing changed', () => {
+  /** A tool's whole answer, and whether a kept record stood for its pass. */
+  const called = async (m: Awaited<ReturnType<typeof opened>>, name: string, input: unknown) => {
+    const before = quietAnswers.count;
+    const answer = await handleToolCall(m.host.workspace, { name, input });
+    return { answer: JSON.stringify(answer), quiet: quietAnswers.count > before };
+  };
+  const invalidate = (m: Awaited<ReturnType<typeof opened>>) => {
+    const db = new Database(m.config.storePath);
+    db.run('UPDATE changes SET n = n + 1'); // a pass, for the reference
+    db.close();
+  };
+
+  test('list from the records where the kept record holds, with a draft, a conflict and a disk-only file, as a pass lists', async () => {
+    const m = await keptQuiet();
+    expect((await m.mount.commit([{ path: 'src/deep/y.ts', bytes: enc('export const y = "drafted";\n') }])).ok).toBe(true);
+    expect((await m.mount.commit([{ path: 'src/drafted/new.ts', bytes: enc('new\n') }])).ok).toBe(true);
+    expect((await m.mount.commit([{ path: 'a.txt', bytes: enc('drafted one\n') }])).ok).toBe(true);
+    writeFileSync(join(m.root, 'a.txt'), 'disk one\n');
+    await settle();
+    // Greps until one plans from a kept record (its passes write the conflict, then evidence, then nothing; a sync would settle the conflict for disk).
+    const kept = async () => {
+      for (let i = 0; i < 4; i++) if ((await called(m, 'grep', { pattern: 'x', output: 'count' })).quiet) return;
+      throw new Error('no record was kept');
+    };
+    await kept();
+    const inputs: [string, unknown][] = [
+      ['glob', { pattern: '**' }],
+      ['glob', { pattern: 'work/**/*.ts' }],
+      ['glob', { pattern: '**/*.nothing' }],
+      ['ls', { path: 'work', recursive: true }],
+    ];
+    for (const [name, input] of inputs) {
+      const quiet = await called(m, name, input);
+      expect({ name, input, quiet: quiet.quiet }).toEqual({ name, input, quiet: true });
+      invalidate(m);
+      const pass = await called(m, name, input);
+      expect(pass.quiet).toBe(false);
+      expect(quiet.answer).toEqual(pass.answer);
+      await kept();
+    }
+    const all = await called(m, 'ls', { path: 'work', recursive: true });
+    expect(all.quiet).toBe(true);
+    for (const shown of ['"state":"conflict"', '"state":"workspace-draft"', 'bin.dat', 'src/drafted/new.ts']) expect(all.answer).toContain(shown);
+    // A directory's listing passes over that directory (the record stands for the whole mount's pass only).
+    expect((await called(m, 'ls', { path: 'work/src', recursive: true })).quiet).toBe(false);
+  });
+
+  test('pass after disk changed, and list the new file', async () => {
+    const m = await keptQuiet();
+    expect((await called(m, 'glob', { pattern: '**/*.txt' })).quiet).toBe(true);
+    writeFileSync(join(m.root, 'src/deep/late.txt'), 'late\n');
+    const after = await called(m, 'glob', { pattern: '**/*.txt' });
+    expect(after.quiet).toBe(false);
+    expect(after.answer).toContain('work/src/deep/late.txt');
+  });
+});
+
 describe('a quiet answer is the pass’s answer', () => {
   test('at every step of random disk changes, drafts, materializes, syncs and greps, a quiet answer equals a pass’s over the same store and tree', async () => {
     const seed = Number(process.env.WS_QUIET_SEED ?? Date.now() % 100000);
@@ -416,12 +475,18 @@ describe('a quiet answer is the pass’s answer', () => {
           expect({ seed, step, report: pass.report }).toEqual({ seed, step, report: s.report });
         }
       } else {
+        // A grep, a glob or a recursive listing of the whole mount.
+        const call = [
+          { name: 'grep', input: { pattern: 'step|draft|one', output: 'count' } },
+          { name: 'glob', input: { pattern: '**' } },
+          { name: 'ls', input: { path: 'work', recursive: true } },
+        ][step % 3];
         const before = quietAnswers.count;
-        const g = JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern: 'step|draft|one', output: 'count' } }));
-        // Quiet or not (a record whose stats no longer held sends the grep through a pass), the answer is a pass's.
+        const g = JSON.stringify(await handleToolCall(m.host.workspace, call));
+        // Quiet or not (a record whose stats no longer held sends the call through a pass), the answer is a pass's.
         if (quietAnswers.count > before) quietSeen++;
         invalidate();
-        const pass = JSON.stringify(await handleToolCall(m.host.workspace, { name: 'grep', input: { pattern: 'step|draft|one', output: 'count' } }));
+        const pass = JSON.stringify(await handleToolCall(m.host.workspace, call));
         expect({ seed, step, answer: pass }).toEqual({ seed, step, answer: g });
       }
     }

@@ -6,6 +6,7 @@
 import { type DiskView, decide, type Evidence, type PathRecords, showsFile, type StoredPath, storedState } from '@ws/reconcile';
 import type { Entry, ListOptions, ListOutcome, Work } from '@ws/tools';
 import { type StoreMountContext, compare, inDirectory, isDirectoryPath, parentOf, reconcileWork } from './context.ts';
+import { quietHolds } from './quiet.ts';
 import { sizeOf } from './reports.ts';
 
 /** A file of the workspace view, as a listing shows it. */
@@ -32,8 +33,8 @@ export interface ListHow extends ListOptions {
 
 /**
  * Lists `path` (contained already; `''`: the root), under the lock; `modified`: with each
- * file's time (below); `settled`, recursive: from the store's records where they say what
- * a pass would ({@link fromRecords}).
+ * file's time (below); recursive, `settled` or (the whole mount) where a quiet record
+ * holds: from the store's records where they say what a pass would ({@link fromRecords}).
  */
 export async function listPath(ctx: StoreMountContext, path: string, how: ListHow, work?: Work): Promise<ListOutcome> {
   const { recursive } = how;
@@ -43,8 +44,11 @@ export async function listPath(ctx: StoreMountContext, path: string, how: ListHo
   if (path !== '' && !(await isDirectoryPath(ctx, path, branch))) {
     return { ok: false, message: (await showsAsFile(ctx, path, branch)) ? ctx.words.notADirectory(path) : ctx.words.missing(path) };
   }
+  // A recursive listing of the whole mount where a quiet record holds: from the records too,
+  // the record's check (a stat an entry) costing less than the pass it stands for.
+  const current = recursive && how.modified !== true && (how.settled || (path === '' && ctx.checksDisk && (await quietHolds(ctx, branch))));
   const seen =
-    (recursive && how.settled && (await fromRecords(ctx, path, branch, how.filesOnly === true))) ||
+    (current && (await fromRecords(ctx, path, branch, how.filesOnly === true))) ||
     (!recursive && (await lookAtLevel(ctx, path, branch, work))) ||
     (await look(ctx, path, branch, work, !recursive));
   const { files, directories } = seen;
@@ -139,15 +143,16 @@ async function lookAtLevel(ctx: StoreMountContext, dir: string, branch: string, 
 }
 
 /**
- * The view beneath `dir` from the store's records, for a recursive listing of a mount
- * whose watcher has settled (the store then holds what disk does: each path's evidence is
- * disk's file): each record decided by the three-way rule against disk as its evidence
- * records it, as a pass finds it where nothing changed since — or undefined where any
- * record holds what only a pass settles (an effect pending, or a decision that would
- * change it: a conflict a pass would keep recording, a fingerprint it would refresh), or
- * the mount's root is not the one the store agreed on, and the listing passes after all. `filesOnly` (glob's): the
- * files alone, without a walk (`uncounted`); else the directories and what was passed
- * over come from a walk by names (no stat a file), as the pass's walk says them.
+ * The view beneath `dir` from the store's records, for a recursive listing where the
+ * store holds what disk does (the mount's watcher has settled, or a quiet record holds:
+ * each path's evidence is disk's file): each record decided by the three-way rule against
+ * disk as its evidence records it, as a pass finds it where nothing changed since — or
+ * undefined where any record holds what only a pass settles (an effect pending, or a
+ * decision that would change it: a conflict a pass would keep recording, a fingerprint it
+ * would refresh), or the mount's root is not the one the store agreed on, and the listing
+ * passes after all. `filesOnly` (glob's): the files alone, without a walk (`uncounted`);
+ * else the directories and what was passed over come from a walk by names (no stat a
+ * file), as the pass's walk says them.
  */
 async function fromRecords(ctx: StoreMountContext, dir: string, branch: string, filesOnly: boolean): Promise<Seen | undefined> {
   // A directory a walk passes over, named outright, is listed as a walk of it shows it: a pass does that.

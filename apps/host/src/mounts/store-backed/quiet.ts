@@ -119,6 +119,24 @@ export async function quietReport(ctx: StoreMountContext, branch: string): Promi
 }
 
 /**
+ * True where a kept record of `branch` says what a whole-mount pass would now (its stats
+ * checked as a quiet sync checks them): the store's records then hold what disk does, so
+ * a listing may be made from them (`fromRecords` in `list.ts`), as from a settled watcher's.
+ */
+export async function quietHolds(ctx: StoreMountContext, branch: string): Promise<boolean> {
+  const kept = keptRecord(ctx, branch);
+  if (kept === undefined) return false;
+  try {
+    if (!(await statsHoldShared(ctx, kept, () => true)).holds) return false;
+  } catch {
+    return false;
+  }
+  if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
+  quietAnswers.count++;
+  return true;
+}
+
+/**
  * Runs a pass whose record may be kept (`quiet`: a whole-mount pass), the disk keeping its
  * walk for the record's stats, and letting it go where the pass fails or gives up. Not for
  * a mount's first sync (the store holds no evidence of it yet), which writes every path:
