@@ -354,7 +354,7 @@ describe('a recursive listing and glob where the mount\'s watcher has settled', 
     expect(compared).toBeGreaterThan(20_000);
   });
 
-  test('a pending effect, a record a pass would change, a conflict, a replaced root or a watcher that has not settled sends the listing to a pass', async () => {
+  test('a conflict is listed from its records as a pass lists it; a pending effect, a record a pass would change, a replaced root or a watcher that has not settled sends the listing to a pass', async () => {
     const walks: string[] = [];
     let settles = true;
     const { host, root, mount } = await storeHost({ files: { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' }, wrapDisk: walking(walks) });
@@ -374,14 +374,25 @@ describe('a recursive listing and glob where the mount\'s watcher has settled', 
     settles = false;
     expect(await glob()).toEqual({ files: ['work/a.txt', 'work/late.txt', 'work/sub/b.txt'], walked: true });
     settles = true;
-    // A conflict: only a pass settles what it shows.
+    // A conflict, disk as its record says: listed from the records, as a pass lists it…
     await handleToolCall(host.workspace, { name: 'write', input: { path: 'work/a.txt', content: 'agent\n' } });
     writeFileSync(join(root, 'a.txt'), 'person\n');
     await handleToolCall(host.workspace, { name: 'read', input: { path: 'work/a.txt' } });
-    walks.length = 0;
-    const listed = await handleToolCall(host.workspace, { name: 'ls', input: { path: 'work', recursive: true } });
-    expect(walks.length).toBeGreaterThan(0);
-    expect(JSON.stringify(listed)).toContain('"state":"conflict"');
+    const ls = async () => {
+      walks.length = 0;
+      const listed = await handleToolCall(host.workspace, { name: 'ls', input: { path: 'work', recursive: true } });
+      return { listed, walked: walks.length > 0 };
+    };
+    const fromRecords = await ls();
+    expect(fromRecords.walked).toBe(false);
+    expect(JSON.stringify(fromRecords.listed)).toContain('"state":"conflict"');
+    settles = false;
+    expect(await ls()).toEqual({ ...fromRecords, walked: true });
+    // …but where disk changed since the conflict was recorded (a pass has seen it), only a pass says what disk holds.
+    writeFileSync(join(root, 'a.txt'), 'person again\n');
+    await ls();
+    settles = true;
+    expect((await ls()).walked).toBe(true);
     // A pending effect (a write that stopped midway leaves one): the same.
     const store = host.store as Store;
     const branch = store.selectedBranch();

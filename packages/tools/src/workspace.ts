@@ -68,9 +68,9 @@ export type ListOutcome =
       /** Set when the walk stopped early (a cap) or could not read a region: why. */
       readonly incomplete?: string;
       /**
-       * A `filesOnly` listing made without a walk (a watched store-backed mount's, from its
-       * records): `passedOver` counts nothing, and a caller that needs the counts lists
-       * again without `filesOnly`.
+       * A `filesOnly` listing made without a walk (a store-backed mount's, from its records
+       * where they hold what disk does): `passedOver` counts nothing, and a caller that
+       * needs the counts lists again without `filesOnly`.
        */
       readonly uncounted?: true;
     }

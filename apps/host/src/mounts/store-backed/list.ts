@@ -1,12 +1,14 @@
 /**
  * `ls` on a store-backed mount: a pass over the directory, then its entries from what the
  * workspace view shows. The one rule: which paths are files of the view is
- * `@ws/reconcile`'s `showsFile` (after a pass) or `storedState` (from the store alone).
+ * `@ws/reconcile`'s `showsFile` (after a pass, or of each record's decision against disk
+ * as its evidence records it, where the store holds what disk does) or `storedState`
+ * (from the store alone).
  */
 import { type DiskView, decide, type Evidence, type PathRecords, showsFile, type StoredPath, storedState } from '@ws/reconcile';
 import type { Entry, ListOptions, ListOutcome, Work } from '@ws/tools';
 import { type StoreMountContext, compare, inDirectory, isDirectoryPath, parentOf, reconcileWork } from './context.ts';
-import { quietHolds } from './quiet.ts';
+import { quietAnswers, quietHolds } from './quiet.ts';
 import { sizeOf } from './reports.ts';
 
 /** A file of the workspace view, as a listing shows it. */
@@ -46,9 +48,11 @@ export async function listPath(ctx: StoreMountContext, path: string, how: ListHo
   }
   // A recursive listing of the whole mount where a quiet record holds: from the records too,
   // the record's check (a stat an entry) costing less than the pass it stands for.
-  const current = recursive && how.modified !== true && (how.settled || (path === '' && ctx.checksDisk && (await quietHolds(ctx, branch))));
+  const quiet = recursive && how.modified !== true && !how.settled && path === '' && ctx.checksDisk && (await quietHolds(ctx, branch));
+  const records = recursive && how.modified !== true && (how.settled || quiet) ? await fromRecords(ctx, path, branch, how.filesOnly === true) : undefined;
+  if (quiet && records !== undefined) quietAnswers.count++;
   const seen =
-    (current && (await fromRecords(ctx, path, branch, how.filesOnly === true))) ||
+    records ||
     (!recursive && (await lookAtLevel(ctx, path, branch, work))) ||
     (await look(ctx, path, branch, work, !recursive));
   const { files, directories } = seen;
@@ -148,8 +152,8 @@ async function lookAtLevel(ctx: StoreMountContext, dir: string, branch: string, 
  * each path's evidence is disk's file): each record decided by the three-way rule against
  * disk as its evidence records it, as a pass finds it where nothing changed since — or
  * undefined where any record holds what only a pass settles (an effect pending, or a
- * decision that would change it: a conflict a pass would keep recording, a fingerprint it
- * would refresh), or the mount's root is not the one the store agreed on, and the listing
+ * decision that would change it: a conflict a pass would settle, or whose file disk
+ * changed since, a fingerprint it would refresh), or the mount's root is not the one the store agreed on, and the listing
  * passes after all. `filesOnly` (glob's): the files alone, without a walk (`uncounted`);
  * else the directories and what was passed over come from a walk by names (no stat a
  * file), as the pass's walk says them.
@@ -177,8 +181,20 @@ async function fromRecords(ctx: StoreMountContext, dir: string, branch: string, 
   return { files, directories: walk.directories, passedOver };
 }
 
-/** Disk as a path's evidence records it: what a pass sees where nothing changed since. */
-function diskAsRecorded(evidence: Evidence | null): DiskView {
+/**
+ * Disk as a path's records say it is: what a pass sees where nothing changed since — a
+ * conflict's disk side (where disk changed since it was recorded, the decision records it
+ * unchanged, and the listing passes), else the evidence.
+ */
+function diskAsRecorded(rec: StoredPath): DiskView {
+  const side = rec.mark?.conflict;
+  if (side) {
+    const d = side.disk;
+    if (d.kind === 'stored') return { kind: 'text', hash: d.hash, size: d.size, mode: null, fingerprint: '' };
+    if (d.kind === 'referenced') return { kind: 'opaque', why: d.why, id: d.id, size: d.size, mode: null, fingerprint: '' };
+    return { kind: 'absent' };
+  }
+  const evidence = rec.evidence;
   if (evidence === null || evidence.kind === 'absent') return { kind: 'absent' };
   const fingerprint = evidence.fingerprint ?? '';
   if (evidence.kind === 'text') return { kind: 'text', hash: evidence.hash, size: evidence.size, mode: evidence.mode, fingerprint };
@@ -187,7 +203,7 @@ function diskAsRecorded(evidence: Evidence | null): DiskView {
 
 /** A record as the listing shows it (null: not a file of the view), or undefined where a pass over it would write. */
 function viewOf(rec: StoredPath): ViewFile | null | undefined {
-  const disk = diskAsRecorded(rec.evidence);
+  const disk = diskAsRecorded(rec);
   const d = decide({ tree: rec.tree, evidence: rec.evidence, mark: rec.mark, disk, ...(rec.agreedElsewhere ? { agreedElsewhere: rec.agreedElsewhere } : {}) });
   if (d.taken !== null || d.settled !== null || d.gaveUp !== null || !sameRecords(d.next, rec)) return undefined;
   if (!showsFile(d.state)) return null;
@@ -202,6 +218,7 @@ function sameRecords(next: PathRecords, was: PathRecords): boolean {
   return sameEvidence(next.evidence, was.evidence);
 }
 
+/** Two evidences naming the same disk file, field by field (a decision may make a new object of the same one). */
 function sameEvidence(a: Evidence | null, b: Evidence | null): boolean {
   if (a === b) return true;
   if (a === null || b === null || a.kind !== b.kind) return false;

@@ -132,7 +132,6 @@ export async function quietHolds(ctx: StoreMountContext, branch: string): Promis
     return false;
   }
   if (ctx.memory.watch !== undefined) ctx.memory.passedSinceWatch = true;
-  quietAnswers.count++;
   return true;
 }
 
