@@ -67,7 +67,7 @@ export async function suggestions(mount: Mount, path: string): Promise<string[]>
     const close = closePaths(path, (await mount.candidates(rel)).map((p) => prefixed(mount.name, p)));
     if (close.length > 0) return close;
   }
-  const listed = await mount.list('', { recursive: true });
+  const listed = await mount.list('', { recursive: true, filesOnly: true });
   if (!listed.ok) return [];
   return closePaths(path, listed.entries.filter((e) => e.kind === 'file').map((e) => prefixed(mount.name, e.path)));
 }

@@ -75,7 +75,8 @@ async function moveOnce(workspace: Workspace, input: InputOf<typeof schema>, may
   const first = await from.mount.read(from.rel);
   let rels: string[];
   if (first.kind === 'directory') {
-    const listed = await from.mount.list(from.rel, { recursive: true });
+    // The files alone: each is read next, which looks at disk.
+    const listed = await from.mount.list(from.rel, { recursive: true, filesOnly: true });
     if (!listed.ok) return refuse(listed.message);
     rels = listed.entries.filter((e) => e.kind === 'file').map((e) => e.path);
   } else if (first.kind === 'missing') {
