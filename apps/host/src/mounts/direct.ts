@@ -69,14 +69,20 @@ async function list(disk: HostDisk, words: Words, path: string, options: ListOpt
   if (kind.kind === 'other') return refuse(words.unreadable(path, kind.reason));
   if (kind.kind !== 'directory') return refuse(words.notADirectory(path));
   const shallow = !options.recursive;
-  const names = options.filesOnly === true && options.modified !== true && disk.walkNames !== undefined;
-  const found = names ? await (disk.walkNames as NonNullable<HostDisk['walkNames']>)(path, { shallow }) : await disk.walk(path, { shallow });
-  const entries: Entry[] = names
-    ? found.files.map((f) => ({ path: f.path, kind: 'file' as const }))
-    : [
-        ...found.directories.map((d) => ({ path: d, kind: 'directory' as const })),
-        ...(found as Awaited<ReturnType<HostDisk['walk']>>).files.map((f) => ({ path: f.path, kind: 'file' as const, size: f.meta.size, modified: f.meta.mtimeMs })),
-      ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (options.filesOnly === true && options.modified !== true) {
+    const found = await walkForSearch(disk, path, { shallow, continuing: false });
+    return listed(words, found, found.files.map((f) => ({ path: f.path, kind: 'file' as const })));
+  }
+  const found = await disk.walk(path, { shallow });
+  const entries: Entry[] = [
+    ...found.directories.map((d) => ({ path: d, kind: 'directory' as const })),
+    ...found.files.map((f) => ({ path: f.path, kind: 'file' as const, size: f.meta.size, modified: f.meta.mtimeMs })),
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return listed(words, found, entries);
+}
+
+/** A listing's outcome: its entries, what the walk passed over by reason, and why it is incomplete where it is. */
+function listed(words: Words, found: Omit<NameWalk, 'files'>, entries: Entry[]): ListOutcome {
   const passedOver: Record<string, number> = {};
   for (const p of found.passedOver) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
   const incomplete = found.incomplete ?? (found.unreadable.length ? words.unreadableRegions(found.unreadable) : undefined);
@@ -190,7 +196,7 @@ function inWalkOrder(walked: NameWalk): { readonly path: string; readonly file?:
   return out;
 }
 
-/** A walk by names where the disk has one (a search reads every file anyway, with a stat of its own), else a walk. */
+/** A walk by names where the disk has one (a search reads every file anyway, with a stat of its own; glob wants names alone), else a walk. */
 async function walkForSearch(disk: HostDisk, at: string, options: { readonly shallow: boolean; readonly continuing: boolean }): Promise<NameWalk> {
   if (disk.walkNames !== undefined) return disk.walkNames(at, options);
   const walked = await disk.walk(at, options);

@@ -48,8 +48,9 @@ export async function listPath(ctx: StoreMountContext, path: string, how: ListHo
   }
   // A recursive listing of the whole mount where a quiet record holds: from the records too,
   // the record's check (a stat an entry) costing less than the pass it stands for.
-  const quiet = recursive && how.modified !== true && !how.settled && path === '' && ctx.checksDisk && (await quietHolds(ctx, branch));
-  const records = recursive && how.modified !== true && (how.settled || quiet) ? await fromRecords(ctx, path, branch, how.filesOnly === true) : undefined;
+  const byRecords = recursive && how.modified !== true;
+  const quiet = byRecords && !how.settled && path === '' && ctx.checksDisk && (await quietHolds(ctx, branch));
+  const records = byRecords && (how.settled || quiet) ? await fromRecords(ctx, path, branch, how.filesOnly === true) : undefined;
   if (quiet && records !== undefined) quietAnswers.count++;
   const seen =
     records ||
@@ -143,7 +144,7 @@ async function lookAtLevel(ctx: StoreMountContext, dir: string, branch: string, 
     if (beneath.paths.some((r) => showsFile(r.state))) directories.push(d);
   }
   const files = level.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state }));
-  return { files, directories, passedOver: countedAt(walk.passedOver, dir) };
+  return { files, directories, passedOver: counted(walk.passedOver, dir) };
 }
 
 /**
@@ -176,9 +177,7 @@ async function fromRecords(ctx: StoreMountContext, dir: string, branch: string, 
   if (filesOnly) return { files, directories: [], passedOver: {}, uncounted: true };
   const walk = await ctx.walkNames(dir);
   if (walk === undefined || walk.incomplete !== null || walk.unreadable.length > 0) return undefined;
-  const passedOver: Record<string, number> = {};
-  for (const p of walk.passedOver) passedOver[p.reason] = (passedOver[p.reason] ?? 0) + 1;
-  return { files, directories: walk.directories, passedOver };
+  return { files, directories: walk.directories, passedOver: counted(walk.passedOver) };
 }
 
 /**
@@ -228,11 +227,11 @@ function sameEvidence(a: Evidence | null, b: Evidence | null): boolean {
   return a.kind === 'opaque' && b.kind === 'opaque' && a.why === b.why && a.id === b.id;
 }
 
-/** What a walk passed over directly in `dir`, counted by reason: a listing of one level says what that level passed over, whichever look made it. */
-function countedAt(entries: readonly { readonly path: string; readonly reason: string }[], dir: string): Record<string, number> {
-  const counted: Record<string, number> = {};
-  for (const e of entries) if (parentOf(e.path) === dir) counted[e.reason] = (counted[e.reason] ?? 0) + 1;
-  return counted;
+/** What a walk passed over, counted by reason; with `dir`, only what lies directly in it: a listing of one level says what that level passed over, whichever look made it. */
+function counted(entries: readonly { readonly path: string; readonly reason: string }[], dir?: string): Record<string, number> {
+  const byReason: Record<string, number> = {};
+  for (const e of entries) if (dir === undefined || parentOf(e.path) === dir) byReason[e.reason] = (byReason[e.reason] ?? 0) + 1;
+  return byReason;
 }
 
 /**
@@ -248,7 +247,7 @@ async function look(ctx: StoreMountContext, path: string, branch: string, work?:
     return {
       files: result.paths.filter((r) => showsFile(r.state)).map((r) => ({ path: r.path, size: sizeOf(r), state: r.state })),
       directories: result.directories,
-      passedOver: oneLevel ? countedAt(result.passedOverEntries, path) : { ...result.passedOver },
+      passedOver: oneLevel ? counted(result.passedOverEntries, path) : { ...result.passedOver },
       incomplete: result.rootProblem ?? result.incomplete ?? undefined,
     };
   }
