@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
 import { READ_BATCH } from '../src/grep/prescan.ts';
-import { grepWorkers, prescanParallel } from '../src/grep/runner.ts';
+import { grepWorkers, ONE_WORKER_READS, prescanParallel } from '../src/grep/runner.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { tempDir } from './fixtures.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
@@ -46,15 +46,19 @@ async function answer(ws: Workspace, input: Record<string, unknown>): Promise<un
   return got.data;
 }
 
-test('Workers searching ahead for a core count: one on two cores or fewer, one a core beyond, at most four; a lone Worker holds two batches', () => {
+test('Workers searching ahead for a core count: one on two cores or fewer, one a core beyond, at most four; a lone Worker holds two batches, and eight of paths', () => {
   expect([1, 2, 3, 4, 6, 8, 64].map((cores) => prescanParallel(cores))).toEqual([1, 1, 3, 4, 4, 4, 4]);
   expect(two.prescanner.parallel).toBe(2);
+  expect(two.prescanner.readParallel).toBe(ONE_WORKER_READS);
+  expect(ONE_WORKER_READS).toBe(8);
   expect(eight.prescanner.parallel).toBe(4);
+  expect(eight.prescanner.readParallel).toBe(4);
 });
 
 test('a long-running host keeps one batch a core in flight on two cores too', () => {
   expect([1, 2, 3, 4, 6, 8, 64].map((cores) => prescanParallel(cores, true))).toEqual([1, 2, 3, 4, 4, 4, 4]);
   expect(server.prescanner.parallel).toBe(2);
+  expect(server.prescanner.readParallel).toBe(2);
 });
 
 test('a long-running pool on two cores searches a grep of many batches on two Workers, and answers as one Worker does', async () => {
@@ -97,7 +101,7 @@ test('on two cores a one-shot pool keeps one Worker: scans started together, and
   }
 });
 
-describe("a one-shot's lone Worker holds two batches", () => {
+describe("a one-shot's lone Worker holds two batches, and eight of paths", () => {
   const enc = new TextEncoder();
   const options = { caseInsensitive: false, fixedStrings: false, multiline: false };
   const batch = (how: string, stallMs: number) => ({ pattern: 'x', options, items: [{ bytes: enc.encode(how) }, { bytes: enc.encode('x') }], itemMs: 30_000, stallMs });
@@ -172,6 +176,37 @@ describe("a one-shot's lone Worker holds two batches", () => {
       await Bun.sleep(2_500);
       expect(made).toBe(1);
       expect(pool.size()).toBe(0);
+    } finally {
+      globalThis.Worker = Real;
+    }
+  });
+
+  test('batches of paths: eight in the Worker while it reads the first, the ninth after a turn; batches of bytes beside them still two', async () => {
+    // Every batch posted to the Worker, counted as it is posted.
+    const Real = globalThis.Worker;
+    let posted = 0;
+    globalThis.Worker = class extends Real {
+      override postMessage(message: unknown, transfer?: unknown) {
+        if (typeof message === 'object' && message !== null && 'prescan' in message) posted++;
+        return super.postMessage(message, transfer as Transferable[]);
+      }
+    };
+    try {
+      await queueing(async (pool) => {
+        const read = (how: string) => pool.prescanner.read({ pattern: 'x', options, items: [], read: { spec: { root: '/nowhere' } as never, paths: [how, 'b'], maxBytes: 1 << 20 }, itemMs: 30_000, stallMs: 30_000 });
+        const reads = [read('busy 400'), ...Array.from({ length: 9 }, () => read('quick'))];
+        await Bun.sleep(200);
+        // The Worker is inside the first: eight were sent to it, the rest wait for a turn.
+        expect(posted).toBe(ONE_WORKER_READS);
+        const answers = await Promise.all(reads);
+        expect(answers.map((a) => a?.verdicts)).toEqual(reads.map(() => [{ none: 0 }, { none: 0 }]));
+        expect(pool.size()).toBe(1);
+        posted = 0;
+        const runs = [pool.prescanner.run(batch('busy 400', 30_000)), ...Array.from({ length: 3 }, () => pool.prescanner.run(batch('quick', 30_000)))];
+        await Bun.sleep(200);
+        expect(posted).toBe(2);
+        expect((await Promise.all(runs)).map((a) => a?.verdicts.length)).toEqual([2, 2, 2, 2]);
+      });
     } finally {
       globalThis.Worker = Real;
     }

@@ -373,6 +373,8 @@ describe('the limits change no answer', () => {
       const spy: Prescanner = {
         ...pool.prescanner,
         parallel: pool.prescanner.parallel,
+        // Two batches of paths ahead, not eight: this tree's few batches are then mostly sent after the page is full.
+        readParallel: pool.prescanner.parallel,
         read: async (job) => {
           const got = await pool.prescanner.read(job);
           kept.push(got?.verdicts.filter((v) => 'reading' in v && v.reading.kind === 'file' && v.reading.bytes !== null).length ?? 0);

@@ -104,6 +104,8 @@ export interface Prescanner {
   stillQuiet(job: QuietJob): Promise<boolean | null | undefined>;
   /** How many batches are worth having in flight at once: one a core, or two in a one-shot's one Worker. */
   readonly parallel: number;
+  /** How many batches of paths (`read`) are worth having in flight at once, where not {@link parallel}: eight in a one-shot's one Worker. */
+  readonly readParallel?: number;
   /**
    * The Workers serve a long-running host (`ws serve`, `ws mcp`): a search keeps two
    * batches in flight a Worker, so each finds its next one waiting in its queue while the

@@ -28,6 +28,16 @@ const STALL_GRACE_MS = 250;
 /** At most this many Workers at once (fewer for a one-shot on few cores: `maxWorkers`); more jobs wait for one. */
 const MAX_WORKERS = 4;
 /**
+ * How many batches of paths (a direct mount's, read in the Worker) a one-shot's lone Worker
+ * holds at once: one read and searched, the rest waiting in its queue. A batch of 64
+ * small files is under a millisecond of the Worker's time, and the caller's thread pauses
+ * longer than two of them — a directory's part of the walk, a collection — so with two
+ * the Worker waited for it (busy some 580 ms of the 800 a direct grep of the bench tree
+ * took). Waiting, a batch is only its paths; the bytes that come back are the matching
+ * files' alone, and a full page's come back counted.
+ */
+export const ONE_WORKER_READS = 8;
+/**
  * How many Workers a prescan keeps searching ahead on `cores` cores: one a core (at most
  * the Workers there are) — but one on two cores or fewer for a one-shot command, where the
  * caller's thread (the walk, the search) keeps one core busy itself: a second Worker
@@ -142,6 +152,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // one in hand, so it never waits for this thread between them — for the caller to take
   // an answer and send the next batch while it walks a part of the tree or collects.
   const QUEUED = maxWorkers === 1 ? 2 : 1;
+  // And more batches of paths, which are only paths until it reads them ({@link ONE_WORKER_READS}).
+  const READ_QUEUED = maxWorkers === 1 ? ONE_WORKER_READS : QUEUED;
+  /** How many batches of a kind one Worker holds at once. */
+  const queuedOf = (job: PrescanJob) => (job.read === undefined ? QUEUED : READ_QUEUED);
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   // A long-running host's heap is large, and measuring it costs: its checks are paced.
   // A one-shot's caller collects as Workers' bytes come (its heap's size does not show them).
@@ -240,8 +254,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // search's own scans still find a Worker.
   let batchesRunning = 0;
   const batchWaiting: (() => void)[] = [];
-  const batchTurn = (): Promise<void> => {
-    if (batchesRunning < PARALLEL * QUEUED) {
+  const batchTurn = (job: PrescanJob): Promise<void> => {
+    if (batchesRunning < PARALLEL * queuedOf(job)) {
       batchesRunning++;
       return Promise.resolve();
     }
@@ -332,7 +346,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
    */
   const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
     if (closed) return undefined;
-    await batchTurn();
+    await batchTurn(job);
     try {
       return await batchOnWorker<T>(job, moved);
     } finally {
@@ -342,9 +356,9 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   };
   const batchOnWorker = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
     if (closed) return undefined;
-    // A Worker with a batch in hand takes one more into its queue ({@link QUEUED}). A slot
+    // A Worker with a batch in hand takes more into its queue ({@link QUEUED}). A slot
     // had at once is the batch's before this function yields, so the next batch can join it.
-    const slot = slots.find((s) => s.batches.length > 0 && s.batches.length < QUEUED) ?? takeNow() ?? (await take());
+    const slot = slots.find((s) => s.batches.length > 0 && s.batches.length < queuedOf(job)) ?? takeNow() ?? (await take());
     // No Worker can start: the search reads and searches this batch itself.
     if (slot === undefined) return undefined;
     slot.busy = true;
@@ -502,6 +516,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       return { verdicts, slow: answer.slow };
     },
     parallel: PARALLEL * QUEUED,
+    readParallel: PARALLEL * READ_QUEUED,
     longRunning,
   };
 

@@ -156,7 +156,7 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
   const on = { on: true };
   // Files of unknown size count as small: a batch is then cut by its count, and its Worker reads as many at a time as its buffer holds.
   const chunks = batchesOf(parts, (f) => Math.max(1, Math.min(f.size ?? 1, config.maxFileSize)));
-  for await (const batch of aheadOf(chunks, (c) => readAhead(disk, config, c, query, prescanner, on), prescanner.parallel + 1)) {
+  for await (const batch of aheadOf(chunks, (c) => readAhead(disk, config, c, query, prescanner, on), (prescanner.readParallel ?? prescanner.parallel) + 1)) {
     for (const offer of batch) {
       const file = await searched(disk, words, offer);
       if (file !== undefined) yield file;
