@@ -20,8 +20,17 @@ import { EXPECTED, badOptionMessage, patternNotStringMessage } from './notes.ts'
 import { type ScanResult, scanText } from './scan.ts';
 import { type LargeText, STRETCH_SIZES, type StretchSizes } from './stretches.ts';
 
-/** A file offered to search: its bytes, or why the caller did not read it. */
+/** A file offered to search: its bytes, or why the caller did not read it — or many files the caller knows hold no match. */
 export type GrepFile =
+  | {
+      /**
+       * Files in a row the caller knows hold no line that matches, each exactly as the
+       * `noMatch` file of its path and size would be (`paths[k]` of `sizes[k]` bytes): one
+       * step of the search for many, where a walk finds thousands at a time.
+       */
+      readonly noMatches: { readonly paths: readonly string[]; readonly sizes: readonly number[] };
+      readonly version?: string;
+    }
   | {
       /** Passed through as given (the tools pass mount-prefixed paths, `work/src/a.ts`). */
       readonly path: string;
@@ -500,8 +509,29 @@ export async function searchFiles(
   };
 
   for await (const file of files) {
-    const { path } = file;
     const labelled = file.version === undefined ? {} : { version: file.version };
+    if ('noMatches' in file) {
+      // Each as a `noMatch` file below.
+      const { paths, sizes } = file.noMatches;
+      let out = false;
+      for (let k = 0; k < paths.length; k++) {
+        const path = paths[k];
+        if (ofType !== undefined && !ofType(path.slice(path.lastIndexOf('/') + 1))) continue;
+        if (maxFileSize !== undefined && sizes[k] > maxFileSize) {
+          sink.skipped?.({ path, ...labelled, reason: { kind: 'over-size', size: sizes[k], limit: maxFileSize } });
+          continue;
+        }
+        if (budget - spent <= 0) {
+          stopped = { path, ...labelled, line: 1, lost: false };
+          out = true;
+          break;
+        }
+        filesSearched++;
+      }
+      if (out) break;
+      continue;
+    }
+    const { path } = file;
     if (ofType !== undefined && !ofType(path.slice(path.lastIndexOf('/') + 1))) continue;
     if ('counted' in file) {
       const { size, scan } = file.counted;

@@ -31,7 +31,7 @@ function reference(
   let slow = false;
   for (const file of files) {
     const version = file.version ? { version: file.version } : {};
-    if ('noMatch' in file || 'large' in file || 'counted' in file) throw new Error('the model takes no noMatch, large or counted files');
+    if ('noMatch' in file || 'noMatches' in file || 'large' in file || 'counted' in file) throw new Error('the model takes no noMatch, noMatches, large or counted files');
     if (!('bytes' in file)) {
       skipped.push({ path: file.path, ...version, reason: { kind: 'not-read', why: file.skipped } });
       continue;
