@@ -79,6 +79,28 @@ async function* filesOf(
     for await (const file of mount.searchFiles(rel, query)) {
       // A cancelled call searches no further; a call that asked for progress hears of each file.
       if (call.signal?.aborted) return;
+      if ('noMatches' in file) {
+        // Each as a `noMatch` file below; the ones over the mount's limit go as skipped, in their place.
+        let paths: string[] = [];
+        let sizes: number[] = [];
+        for (let k = 0; k < file.noMatches.paths.length; k++) {
+          const path = prefixed(mount.name, file.noMatches.paths[k]);
+          if (!keep(path)) continue;
+          call.progress?.({ done: ++count.offered, message: 'files offered to the search' });
+          const size = file.noMatches.sizes[k];
+          if (size <= mount.maxFileSize) {
+            paths.push(path);
+            sizes.push(size);
+            continue;
+          }
+          if (paths.length > 0) yield { noMatches: { paths, sizes } };
+          paths = [];
+          sizes = [];
+          yield { path, skipped: overSize(mount.maxFileSize) };
+        }
+        if (paths.length > 0) yield { noMatches: { paths, sizes } };
+        continue;
+      }
       const path = prefixed(mount.name, file.path);
       if (!keep(path)) continue;
       call.progress?.({ done: ++count.offered, message: 'files offered to the search' });

@@ -76,8 +76,16 @@ export type ListOutcome =
     }
   | Refusal;
 
-/** A file offered to grep: its bytes, or why it was not read. */
+/** A file offered to grep: its bytes, or why it was not read — or many that hold no match. */
 export type SearchFile =
+  | {
+      /**
+       * Files in a row the mount knows hold no line that matches (`scanAhead` said so of
+       * their bytes), each as the `noMatch` file of `paths[k]` and `sizes[k]` would be
+       * (`@ws/grep`'s `noMatches`): one for many, where a search finds thousands at a time.
+       */
+      readonly noMatches: { readonly paths: readonly string[]; readonly sizes: readonly number[] };
+    }
   | {
       readonly path: string;
       readonly bytes: Uint8Array;
