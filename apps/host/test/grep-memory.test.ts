@@ -1,5 +1,7 @@
 /**
- * What bounds a grep's memory (issue 15, target 6): a direct mount's Workers read at most
+ * What bounds a grep's memory (issue 15, target 6): a direct mount's Workers searching in
+ * batches of paths (a long-running host's; a one-shot's search in parts has its own tests in
+ * `grep-parts.test.ts`) read at most
  * `READ_BATCH` files (and bytes) at a time, whatever the tree holds — huge files alone,
  * tiny ones many to a batch; each grep Worker's heap, and the caller's, is collected once
  * past its bound (`HeapBound`). None of it changes an answer: with the limits tiny (one
@@ -243,6 +245,8 @@ async function answer(workspace: Workspace, input: Record<string, unknown>): Pro
 const ordinaryBatches = { n: 0 };
 const countedOrdinary: Prescanner = {
   ...ordinary.prescanner,
+  // In batches of paths, as a long-running host (or a mount that follows links) searches: not in parts.
+  parts: undefined,
   parallel: ordinary.prescanner.parallel,
   read: (job) => {
     ordinaryBatches.n++;
@@ -274,6 +278,7 @@ describe('the limits change no answer', () => {
     const seen: string[][] = [];
     const spy: Prescanner = {
       ...ordinary.prescanner,
+      parts: undefined,
       parallel: ordinary.prescanner.parallel,
       run: (job) => ordinary.prescanner.run(job),
       blobs: (job) => ordinary.prescanner.blobs(job),
@@ -317,6 +322,7 @@ describe('the limits change no answer', () => {
     let back = 0;
     const spy: Prescanner = {
       ...ordinary.prescanner,
+      parts: undefined,
       parallel: ordinary.prescanner.parallel,
       read: async (job) => {
         const got = await ordinary.prescanner.read(job);
@@ -372,6 +378,7 @@ describe('the limits change no answer', () => {
       const numbered: number[] = [];
       const spy: Prescanner = {
         ...pool.prescanner,
+        parts: undefined,
         parallel: pool.prescanner.parallel,
         // Two batches of paths ahead, not eight: this tree's few batches are then mostly sent after the page is full.
         readParallel: pool.prescanner.parallel,

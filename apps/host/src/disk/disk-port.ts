@@ -13,7 +13,7 @@ import { fileMeta, probeGranularity, sameFile, sameFileMoved, sameStat, type Tim
 import { fstatInfo, type HeldDir, holdsByDescriptor, openRoot } from './held.ts';
 import { libc, type StatInfo } from './libc.ts';
 import { openDirectory, resolvePath, type Resolved } from './resolve.ts';
-import type { WalkRules } from './rules.ts';
+import type { WalkRules, WalkRulesSpec } from './rules.ts';
 import { describeFsError, diskWords } from './sentences.ts';
 import { newTally, sweepTree, visitTree } from './walk.ts';
 import { belowFtlNow } from './one-shot.ts';
@@ -133,6 +133,14 @@ export interface HostDisk extends DiskPort {
   readMany(paths: readonly string[], maxBytes: number): Promise<Reading[]>;
   /** This disk as plain data, for {@link diskReader} in another thread (grep's Workers). */
   readonly readerSpec: ReaderSpec;
+  /**
+   * What a thread needs to walk a part of this disk's tree as its own walks do, and read
+   * each file from the directory the walk holds (`grep/part-search.ts`): the root, the
+   * rules as plain data, the walk's cap; and the walk a search is (`walk`, new for each
+   * call: the rules are made once a walk). Absent where a walk follows links, where the
+   * rules are not plain data, or where the system calls a held read needs are not bound.
+   */
+  partSpec?(): { readonly root: string; readonly rules: WalkRulesSpec; readonly cap: number; readonly walk: number } | undefined;
   /**
    * Keeps the whole walks of the root from now until {@link quietStats} (the last one
    * made): a sync that may keep a quiet record. Otherwise none is kept (a walk's files are
@@ -1385,6 +1393,11 @@ export function diskPort(options: DiskOptions): HostDisk {
     readRange: (path, start, length, into) => readRange(disk, path, start, length, into),
     passedOver: (dir) => passedOverDir(options.rules, normal(dir)),
     readMany: (paths, maxBytes) => readMany(disk, paths, maxBytes),
+    partSpec: () => {
+      const spec = options.rules.spec;
+      if (spec === undefined || options.followSymlinks || libc === null) return undefined;
+      return { root: options.root, rules: spec, cap: options.walkCap, walk: ++walksBegun };
+    },
     readerSpec: {
       root: options.root,
       followSymlinks: options.followSymlinks,

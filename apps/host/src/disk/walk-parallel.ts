@@ -377,7 +377,7 @@ function putBack(worker: Refable): void {
 }
 
 /** Removes the leftovers among the temporary files Workers met (as a walk on this thread does when it meets one). */
-function removeLeftovers(root: string, temporary: readonly (readonly [string, number])[]): void {
+export function removeLeftovers(root: string, temporary: readonly (readonly [string, number])[]): void {
   const nowMs = Date.now();
   for (const [path, mtimeMs] of temporary) {
     const cut = path.lastIndexOf('/');

@@ -63,7 +63,12 @@ export function newTally(): WalkTally {
 }
 
 /** What a walk tells of one entry: a file with its stat (null where the walk is `namesOnly` and needed none), or a directory. */
-export type Visit = (path: string, kind: 'file' | 'directory', info: StatInfo | null) => void;
+/**
+ * Told of each entry a walk visits: its path, what it is, its stat (null where a walk by
+ * names made none), and the directory that holds it with its name there — a search reads
+ * the file from that held directory while the walk holds it (`HeldDir.readWhole`).
+ */
+export type Visit = (path: string, kind: 'file' | 'directory', info: StatInfo | null, dir: HeldDir, name: string) => void;
 
 /** An entry as classified; a directory reached through a followed link is opened from the root again. */
 type Found = { kind: 'file'; info: StatInfo | null } | { kind: 'directory'; viaLink: boolean } | { kind: 'other' } | { kind: 'gone' };
@@ -133,6 +138,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
     const keys: string[] = [];
     const at = new Map<string, number>();
     const paths: string[] = [];
+    const names: string[] = [];
     const kinds: (Found & { kind: 'file' | 'directory' })[] = [];
     const entries = dir.entries();
     rules.listed?.(rel, { has: (name) => holds(entries, name) });
@@ -173,6 +179,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       keys.push(key);
       at.set(key, paths.length);
       paths.push(childRel);
+      names.push(d.name);
       kinds.push(f);
     }
     keys.sort();
@@ -185,7 +192,7 @@ export function visitTree(options: WalkOptions, tally: WalkTally, visit: Visit):
       const i = at.get(key) as number;
       const f = kinds[i];
       const childRel = paths[i];
-      visit(childRel, f.kind, f.kind === 'file' ? f.info : null);
+      visit(childRel, f.kind, f.kind === 'file' ? f.info : null, dir, names[i]);
       if (f.kind === 'directory' && !options.shallow && !enter(f.viaLink ? null : dir, childRel)) return false;
     }
     return true;

@@ -11,6 +11,8 @@ import type { MatchJobResult, PatternOptions } from '@ws/grep';
 import type { Reading } from '@ws/reconcile';
 import type { SearchQuery } from '@ws/tools';
 import type { ReaderSpec } from '../disk/disk-port.ts';
+import type { WalkRulesSpec } from '../disk/rules.ts';
+import type { PartAnswer } from './part-search.ts';
 
 /** One file of a batch: its bytes as read, or as the store keeps them (unpacked in the Worker). */
 export type PrescanItem = { readonly bytes: Uint8Array } | { readonly codec: string; readonly packed: Uint8Array };
@@ -27,6 +29,18 @@ export interface PrescanJob {
    * empty. `ids`: each hash's row id there where the caller knows it (null where not).
    */
   readonly blobs?: { readonly file: string; readonly hashes: readonly string[]; readonly ids?: readonly (number | null)[] };
+  /**
+   * A part of a direct mount's tree, walked whole, each file read and searched as it is
+   * met (`part-search.ts`; a one-shot grep's, `mounts/direct.ts`); `items` is then empty.
+   * `walk` names the search's walk (the rules are made once a walk from `rules`), `cap`
+   * is the disk's walk cap, `maxBytes` its largest file. With `files`, only those names
+   * in `dir` are read and searched (files a listing above the parts found), not walked.
+   * `full` (shared with the caller, a SharedArrayBuffer): flags both threads read as they
+   * scan — the search's page is full, so every file scanned from then on comes back
+   * `counted`, as `counting` has it; a file's scan ran past its limit, so none is scanned
+   * again (`part-search.ts`'s `FULL` and `SLOW`).
+   */
+  readonly part?: { readonly root: string; readonly rules: WalkRulesSpec; readonly walk: number; readonly dir: string; readonly cap: number; readonly maxBytes: number; readonly files?: readonly string[]; readonly full?: Int32Array };
   /** The least one file's scan may take before it is left to the search (`itemLimitMs` gives more to a large file). */
   readonly itemMs: number;
   /** How long the Worker may go without a word (it tells of its progress now and then) before it is taken to be stuck, and ended. */
@@ -102,6 +116,18 @@ export interface Prescanner {
    * where one took part and did not answer (it failed or was ended: its chunks are unchecked).
    */
   stillQuiet(job: QuietJob): Promise<boolean | null | undefined>;
+  /**
+   * A one-shot's search of a direct mount in parts (`part-search.ts`), on two threads:
+   * `part` walks, reads and searches one part in the Worker (undefined where it failed or
+   * was ended: the caller takes the part itself), `here` the same on the calling thread;
+   * `ahead` is how many parts the Worker holds at once. Absent for a long-running host,
+   * whose calling thread serves other calls and must not walk a part at a time.
+   */
+  readonly parts?: {
+    part(job: PrescanJob): Promise<PartAnswer | undefined>;
+    here(job: PrescanJob): Promise<PartAnswer>;
+    readonly ahead: number;
+  };
   /** How many batches are worth having in flight at once: one a core, or two in a one-shot's one Worker. */
   readonly parallel: number;
   /** How many batches of paths (`read`) are worth having in flight at once, where not {@link parallel}: eight in a one-shot's one Worker. */
@@ -255,6 +281,17 @@ export interface BoundOptions {
  * collections walk a store's records, tens of ms each.
  */
 export const SEARCHED_COLLECT = 8 << 20;
+
+/**
+ * How much of a file's size a part the Worker searched (`part-search.ts`) counts toward
+ * {@link SEARCHED_COLLECT} where the file did not come back (no match, or counted): its
+ * bytes never reached the caller, whose garbage from it is the file's verdict and path.
+ * A part the caller's thread searched itself counts every byte (its scans' garbage is
+ * its own). Counted whole, full collections were most of the caller's time in a grep of
+ * the bench tree (a CPU profile: 400 of 740 ms); not counted at all, the common word
+ * peaked at 127 MiB.
+ */
+export const WORKER_PART_PACE = 0.25;
 
 /** The bound of a grep Worker's heap ({@link HeapBound}). */
 export const WORKER_HEAP_BYTES = 8 << 20;

@@ -11,8 +11,9 @@
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, type QuietJob, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, WORKER_PART_PACE, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, type QuietJob, READ_BATCH, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { type SentVerdict, takeVerdicts } from './verdict-wire.ts';
+import { type PartAnswer, type PartFound, type PartJob, searchPart } from './part-search.ts';
 import { workerUrl } from '../worker-file.ts';
 
 /** How long past a job's time limit a Worker may take to answer before it is ended. */
@@ -53,7 +54,7 @@ export function prescanParallel(cores: number, longRunning = false): number {
   return Math.min(MAX_WORKERS, cores);
 }
 
-type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: SentVerdict<WorkerVerdict | WorkerReadVerdict>[]; tallies?: Float64Array; slow?: boolean; error?: string; collections?: number; released?: true; keeps?: number | null; quiet?: boolean };
+type Reply = { id: number; progress?: number; result?: MatchJobResult; verdicts?: SentVerdict<WorkerVerdict | WorkerReadVerdict>[]; tallies?: Float64Array; slow?: boolean; found?: PartFound; error?: string; collections?: number; released?: true; keeps?: number | null; quiet?: boolean };
 
 /** How long a search (and a pool that closes) waits for its Workers to say they let the store's file go. */
 const RELEASE_MS = 100;
@@ -152,10 +153,13 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // one in hand, so it never waits for this thread between them — for the caller to take
   // an answer and send the next batch while it walks a part of the tree or collects.
   const QUEUED = maxWorkers === 1 ? 2 : 1;
+  // Parts of a tree (a one-shot's direct grep): one walked, read and searched, the next
+  // waiting; enough that the Worker has work while the caller's thread takes a part itself.
+  const PART_QUEUED = 16;
   // And more batches of paths, which are only paths until it reads them ({@link ONE_WORKER_READS}).
   const READ_QUEUED = maxWorkers === 1 ? ONE_WORKER_READS : QUEUED;
   /** How many batches of a kind one Worker holds at once. */
-  const queuedOf = (job: PrescanJob) => (job.read === undefined ? QUEUED : READ_QUEUED);
+  const queuedOf = (job: PrescanJob) => (job.part !== undefined ? PART_QUEUED : job.read === undefined ? QUEUED : READ_QUEUED);
   // The batches' bytes that matched wait here for the search, and are garbage once it has passed them.
   // A long-running host's heap is large, and measuring it costs: its checks are paced.
   // A one-shot's caller collects as Workers' bytes come (its heap's size does not show them).
@@ -344,7 +348,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
    * longer than `stallMs` (stuck inside one file's search: the Worker is then ended). A
    * batch that reads its files first has `READ_MS` for that.
    */
-  const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
+  const batch = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean; found?: PartFound } | undefined> => {
     if (closed) return undefined;
     await batchTurn(job);
     try {
@@ -354,7 +358,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       callerBound.check();
     }
   };
-  const batchOnWorker = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean } | undefined> => {
+  const batchOnWorker = async <T>(job: PrescanJob, moved: ArrayBuffer[]): Promise<{ verdicts: T[]; slow: boolean; found?: PartFound } | undefined> => {
     if (closed) return undefined;
     // A Worker with a batch in hand takes more into its queue ({@link QUEUED}). A slot
     // had at once is the batch's before this function yields, so the next batch can join it.
@@ -363,7 +367,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     if (slot === undefined) return undefined;
     slot.busy = true;
     const id = nextId++;
-    return new Promise<{ verdicts: T[]; slow: boolean } | undefined>((resolve) => {
+    return new Promise<{ verdicts: T[]; slow: boolean; found?: PartFound } | undefined>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const off = () => {
         clearTimeout(timer);
@@ -375,7 +379,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
         timer = setTimeout(stalled, ms);
       };
       const mine = {
-        begin: () => arm(job.read === undefined && job.blobs === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS),
+        begin: () => arm(job.read === undefined && job.blobs === undefined && job.part === undefined ? job.stallMs + STALL_GRACE_MS : READ_MS),
         drop: () => {
           off();
           resolve(undefined);
@@ -396,7 +400,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
       };
       const onMessage = (event: MessageEvent<Reply>) => {
         if (event.data.id !== id) return;
-        const { progress, verdicts, tallies, slow } = event.data;
+        const { progress, verdicts, tallies, slow, found } = event.data;
         if (progress !== undefined) {
           arm(job.stallMs + STALL_GRACE_MS);
           return;
@@ -417,7 +421,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
           // Verdicts that do not add up count as none: the search reads and searches the batch itself.
           taken = undefined;
         }
-        resolve(taken === undefined ? undefined : { verdicts: taken, slow: slow === true });
+        resolve(taken === undefined ? undefined : { verdicts: taken, slow: slow === true, ...(found === undefined ? {} : { found }) });
       };
       slot.batches.push(mine);
       if (slot.batches.length === 1) mine.begin();
@@ -451,6 +455,31 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     });
     return { verdicts, slow: answer.slow };
   };
+  /**
+   * A read file's verdict as the search takes it. Every file read paces this thread's
+   * collections, its bytes come back or not (a file that did not come back counts at
+   * `unread` of its size); a scan made ahead is remembered for its bytes.
+   */
+  const readBack = (job: PrescanJob, v: WorkerReadVerdict, unread = 1): ReadVerdict => {
+    if ('none' in v) callerBound.searched(v.none * unread);
+    if ('counted' in v) callerBound.searched(v.counted.size * unread);
+    if ('none' in v || 'counted' in v) return v;
+    const bytes = 'bytes' in v ? v.bytes : v.reading.kind === 'file' ? v.reading.bytes : null;
+    if (bytes !== null) {
+      callerBound.searched(bytes.length);
+      remember(job, bytes, v);
+    }
+    return 'bytes' in v ? { bytes: v.bytes } : { reading: v.reading };
+  };
+  /** A part's answer as the search takes it (a file the search reads itself stays null). */
+  const partBack = (job: PrescanJob, found: PartFound, verdicts: readonly (WorkerReadVerdict | null)[], slow: boolean, unread: number): PartAnswer => ({
+    ...found,
+    verdicts: verdicts.map((v) => (v === null ? null : readBack(job, v, unread))),
+    slow,
+  });
+
+  // The buffer the calling thread reads its own parts into.
+  let hereArena: Uint8Array | undefined;
   const prescanner: Prescanner = {
     async run(job) {
       // The bytes of files as read move to the Worker; the store's packed bytes (which the
@@ -501,20 +530,28 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     async read(job) {
       const answer = await batch<WorkerReadVerdict>(job, []);
       if (answer === undefined) return undefined;
-      // Every file a Worker read paces this thread's collections, its bytes come back or not.
-      const verdicts = answer.verdicts.map((v): ReadVerdict => {
-        if ('none' in v) callerBound.searched(v.none);
-        if ('counted' in v) callerBound.searched(v.counted.size);
-        if ('none' in v || 'counted' in v) return v;
-        const bytes = 'bytes' in v ? v.bytes : v.reading.kind === 'file' ? v.reading.bytes : null;
-        if (bytes !== null) {
-          callerBound.searched(bytes.length);
-          remember(job, bytes, v);
-        }
-        return 'bytes' in v ? { bytes: v.bytes } : { reading: v.reading };
-      });
-      return { verdicts, slow: answer.slow };
+      return { verdicts: answer.verdicts.map((v) => readBack(job, v)), slow: answer.slow };
     },
+    ...(longRunning
+      ? {}
+      : {
+          parts: {
+            async part(job: PrescanJob): Promise<PartAnswer | undefined> {
+              const answer = await batch<WorkerReadVerdict | null>(job, []);
+              if (answer?.found === undefined || answer.verdicts.length !== answer.found.ordinals.length) return undefined;
+              return partBack(job, answer.found, answer.verdicts, answer.slow, WORKER_PART_PACE);
+            },
+            async here(job: PrescanJob): Promise<PartAnswer> {
+              hereArena ??= new Uint8Array(READ_BATCH.bytes);
+              const { scanAhead } = await import('@ws/grep');
+              const { verdicts, slow, moved: _, ...found } = searchPart(job as PrescanJob & { part: PartJob }, hereArena, scanAhead, false);
+              const answer = partBack(job, found, verdicts, slow, 1);
+              callerBound.check();
+              return answer;
+            },
+            ahead: PARALLEL * PART_QUEUED,
+          },
+        }),
     parallel: PARALLEL * QUEUED,
     readParallel: PARALLEL * READ_QUEUED,
     longRunning,

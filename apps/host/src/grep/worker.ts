@@ -18,6 +18,7 @@ import { stillQuiet } from '../disk/quiet.ts';
 import { keptConnection, mapStoreFile, readPackedBlobs, releasePackedBlobs } from './blob-file.ts';
 import { HeapBound, itemLimitMs, PROGRESS_MS, type QuietJob, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { sendVerdicts } from './verdict-wire.ts';
+import { type PartFound, type PartJob, searchPart } from './part-search.ts';
 
 declare const self: Worker;
 
@@ -155,6 +156,19 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
   }
 }
 
+/** A part of a direct mount's tree: walked, each file read and searched as it is met (`part-search.ts`). */
+function partAndPrescan(id: number, job: PrescanJob & { part: PartJob }): void {
+  const arena = arenas.pop() ?? new Uint8Array(READ_BATCH.bytes);
+  try {
+    const { verdicts, moved, slow, paths, ordinals, seen, whole, temporary } = searchPart(job, arena, scanAhead, true, () => self.postMessage({ id, progress: 0 }));
+    const wire = sendVerdicts(verdicts as WorkerReadVerdict[], moved);
+    const found: PartFound = { paths, ordinals, seen, whole, temporary };
+    self.postMessage({ id, ...wire.sent, slow, found }, [...new Set([...wire.moved, ordinals.buffer as ArrayBuffer])]);
+  } finally {
+    arenas.push(arena);
+  }
+}
+
 /** A reading's bytes where there are some to search (a file read whole, not empty); else undefined. */
 function bytesOf(reading: SearchReading): Uint8Array | undefined {
   if (reading.kind === 'read') return reading.bytes;
@@ -220,6 +234,11 @@ self.onmessage = async (event: MessageEvent<{ id: number; job?: MatchJob; presca
   }
   try {
     const batch = event.data.prescan;
+    if (batch?.part !== undefined) {
+      partAndPrescan(id, { ...batch, part: batch.part });
+      bound?.check();
+      return;
+    }
     if (batch !== undefined) {
       const { verdicts, moved, slow } =
         batch.blobs !== undefined

@@ -12,6 +12,8 @@ import { type Change, type Entry, type ListOptions, type ListOutcome, type Mount
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk, type NameWalk } from '../disk/disk-port.ts';
 import { aheadOf, batches, type Prescanner, prescanJob, READ_BATCH } from '../grep/prescan.ts';
+import { FULL, type PartAnswer } from '../grep/part-search.ts';
+import { removeLeftovers } from '../disk/walk-parallel.ts';
 import { walkRules } from '../disk/rules.ts';
 import { largeFile, largeSearchFile } from './large-file.ts';
 import { mountWords } from './words.ts';
@@ -141,6 +143,12 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
     yield { path, skipped: words.namedPassedOver(passedOver) };
     return;
   }
+  // A one-shot's search of a directory: parts of the tree walked, read and searched whole, on two threads.
+  const partSpec = kind.kind === 'directory' && query !== undefined && prescanner?.parts !== undefined && !config.followSymlinks ? disk.partSpec?.() : undefined;
+  if (partSpec !== undefined && query !== undefined && prescanner?.parts !== undefined) {
+    yield* searchInParts(disk, config, words, path, query, prescanner.parts, partSpec);
+    return;
+  }
   const parts = kind.kind === 'directory' ? walkInParts(disk, path, { followSymlinks: config.followSymlinks }) : single([{ path, size: kind.meta.size }]);
   if (query === undefined || prescanner === undefined) {
     for await (const files of parts) {
@@ -162,6 +170,248 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
       if (file !== undefined) yield file;
     }
   }
+}
+
+/**
+ * What a search in parts takes in walk order: a directory entry listed above the parts'
+ * depth (counted only), or a part — a directory walked whole, or (`files`) names a listing
+ * above the parts found in it, each read and searched.
+ */
+type Unit = { readonly directory: string } | { readonly part: string; readonly files?: readonly string[] };
+
+/**
+ * The units of a search in parts of `dir`, in walk order: the levels above
+ * {@link PART_DEPTH} listed here, one directory at a time (as {@link walkInParts} lists
+ * them), their files in parts of a listing's files, and each directory that deep a part — counted as an
+ * entry of its parent's listing, then walked whole by whichever thread takes it.
+ * `whole.whole` turns false where a listing here was not.
+ */
+async function* unitsOf(disk: HostDisk, dir: string, whole: { whole: boolean }): AsyncGenerator<Unit> {
+  let begun = false;
+  async function* level(at: string, depth: number): AsyncGenerator<Unit> {
+    const walked = await walkForSearch(disk, at, { shallow: true, continuing: begun });
+    begun = true;
+    if (walked.unreadable.length > 0 || walked.incomplete !== null) whole.whole = false;
+    const prefix = at === '' ? 0 : at.length + 1;
+    const files: string[] = [];
+    for (const entry of inWalkOrder(walked)) {
+      if (entry.file !== undefined) {
+        files.push(entry.file.path.slice(prefix));
+        if (files.length >= READ_BATCH.files) yield { part: at, files: files.splice(0) };
+        continue;
+      }
+      if (files.length > 0) yield { part: at, files: files.splice(0) };
+      yield { directory: entry.path };
+      if (depth + 1 < PART_DEPTH) yield* level(entry.path, depth + 1);
+      else yield { part: entry.path };
+    }
+    if (files.length > 0) yield { part: at, files };
+  }
+  yield* level(dir, 0);
+}
+
+/** A unit started: what it answers, and whether it has (`done`: its answer, undefined where a Worker's part failed). */
+interface Started {
+  readonly unit: Unit;
+  readonly answer: Promise<PartAnswer | undefined>;
+  done?: { readonly value: PartAnswer | undefined };
+  /** The part is in the Worker's hands. */
+  readonly inWorker: boolean;
+}
+
+/** How many parts a search in parts has started ahead of the one it takes (the Worker's and its own). */
+const PARTS_AHEAD = 512;
+/** What one file's verdict is taken to hold, for {@link HELD_AHEAD}: its object, its path's share. */
+const VERDICT_WEIGHT = 96;
+/** The matching files' bytes a search in parts holds, done ahead of the one it takes, before it stops taking parts itself. */
+const HELD_AHEAD = 4 << 20;
+
+/**
+ * A directory searched in parts (a one-shot's direct grep, on two cores: `Prescanner.parts`).
+ * The levels above {@link PART_DEPTH} are listed on this thread; each directory that deep
+ * is a part, walked, read and searched whole (`grep/part-search.ts`) by grep's Worker —
+ * which holds `parts.ahead` at once — or by this thread, which takes the next part itself
+ * whenever the one it waits for is still in the Worker's hands. The files a listing above
+ * the parts holds are parts too (at most {@link READ_BATCH}'s files each), read from their
+ * directory and searched, not walked. The one rule: the files,
+ * their order, where the walk's cap cuts them and what the search is offered for each
+ * are those of {@link walkInParts} and batches of paths; a part a Worker could not finish
+ * is searched here. `cap`: the entries the walk counts before it stops (the whole walk's
+ * {@link WALK_CAP}; tests give less).
+ */
+export async function* searchInParts(
+  disk: HostDisk,
+  config: MountConfig,
+  words: Words,
+  dir: string,
+  query: SearchQuery,
+  parts: NonNullable<Prescanner['parts']>,
+  spec: NonNullable<ReturnType<NonNullable<HostDisk['partSpec']>>>,
+  cap = WALK_CAP,
+): AsyncIterable<SearchFile> {
+  const whole = { whole: true };
+  const source = unitsOf(disk, dir, whole);
+  const started: Started[] = [];
+  // The flags both threads read as they scan: the page is full, the pattern is slow (`grep/part-search.ts`).
+  const full = new Int32Array(new SharedArrayBuffer(8));
+  let inWorker = 0;
+  let ended = false;
+  let peeked: Unit | undefined;
+  const partJob = (unit: { readonly part: string; readonly files?: readonly string[] }) => ({
+    ...prescanJob(query, [], config.maxFileSize),
+    part: { root: spec.root, rules: spec.rules, walk: spec.walk, dir: unit.part, cap: spec.cap, maxBytes: config.maxFileSize, full, ...(unit.files === undefined ? {} : { files: unit.files }) },
+  });
+  /** Tells both threads once the page is full: every file they scan from then on comes back counted. */
+  const noteFull = () => {
+    if (Atomics.load(full, FULL) === 0 && query.pageFull?.() === true) Atomics.store(full, FULL, 1);
+  };
+  // What the answers taken ahead hold (each file's verdict, a matching file's bytes), and how many parts are started.
+  let held = 0;
+  let partsStarted = 0;
+  const weigh = (answer: PartAnswer | undefined): number => {
+    if (answer === undefined) return 0;
+    let n = answer.paths.length + answer.verdicts.length * VERDICT_WEIGHT;
+    for (const v of answer.verdicts) if (v !== null && 'bytes' in v) n += v.bytes.length;
+    return n;
+  };
+  const settle = (s: Started): Started => {
+    void s.answer.then((value) => {
+      s.done = { value };
+      held += weigh(value);
+    });
+    return s;
+  };
+  /** A part taken here, now. */
+  const here = async (unit: { readonly part: string; readonly files?: readonly string[] }): Promise<Started> => {
+    const value = await parts.here(partJob(unit));
+    held += weigh(value);
+    partsStarted++;
+    return { unit, answer: Promise.resolve(value), done: { value }, inWorker: false };
+  };
+  /** The next unit, not yet started (undefined once the walk above the parts is through). */
+  const peek = async (): Promise<Unit | undefined> => {
+    if (peeked === undefined && !ended) {
+      const next = await source.next();
+      if (next.done) ended = true;
+      else peeked = next.value;
+    }
+    return peeked;
+  };
+  const take = () => {
+    const unit = peeked as Unit;
+    peeked = undefined;
+    return unit;
+  };
+  /** Starts units while the Worker has room for parts (a part beyond that waits to be taken, here or there). */
+  const fill = async () => {
+    while (partsStarted < PARTS_AHEAD) {
+      const unit = await peek();
+      if (unit === undefined) return;
+      if ('part' in unit) {
+        if (inWorker >= parts.ahead) return;
+        take();
+        inWorker++;
+        partsStarted++;
+        const answer = parts.part(partJob(unit)).finally(() => inWorker--);
+        started.push(settle({ unit, answer, inWorker: true }));
+      } else {
+        take();
+        started.push({ unit, answer: Promise.resolve(undefined), done: { value: undefined }, inWorker: false });
+      }
+    }
+  };
+  // The walk's cap, counted over every entry in walk order, as a whole walk counts it.
+  let seen = 0;
+  let complete = true;
+  try {
+    for (;;) {
+      noteFull();
+      await fill();
+      let head = started[0];
+      if (head === undefined) {
+        const unit = await peek();
+        if (unit === undefined) break;
+        // A part the Worker has no room for, and nothing before it: taken here.
+        take();
+        head = await here(unit as { part: string });
+        started.push(head);
+      }
+      if (head.done === undefined && head.inWorker) {
+        // The Worker has it in hand: this thread takes the next part meanwhile, if there is one and room.
+        const unit = partsStarted < PARTS_AHEAD && held < HELD_AHEAD ? await peek() : undefined;
+        if (unit !== undefined && 'part' in unit) {
+          take();
+          started.push(await here(unit));
+          // The Worker's answers that came meanwhile are taken before the next look.
+          await new Promise((go) => setImmediate(go));
+          continue;
+        }
+      }
+      const value = head.done !== undefined ? head.done.value : await head.answer;
+      started.shift();
+      const { unit } = head;
+      if ('directory' in unit) {
+        if (seen >= cap) {
+          complete = false;
+          break;
+        }
+        seen++;
+        continue;
+      }
+      // A part: the Worker's answer, or (where it could not finish it) this thread's own.
+      partsStarted--;
+      held -= weigh(value);
+      const answer = value ?? (await parts.here(partJob(unit)));
+      if (!answer.whole) whole.whole = false;
+      if (answer.temporary.length > 0) removeLeftovers(spec.root, answer.temporary);
+      const paths = answer.paths === '' ? [] : answer.paths.split('\u0000');
+      const base = seen;
+      // Files with no match, in a row, go to the search as one (`noMatches`): a step each was
+      // some 60 ms of a grep of the bench tree's 42,000 files on this thread.
+      let none: { paths: string[]; sizes: number[] } = { paths: [], sizes: [] };
+      for (let k = 0; k < paths.length; k++) {
+        if (base + answer.ordinals[k] > cap) {
+          complete = false;
+          break;
+        }
+        const v = answer.verdicts[k];
+        const rel = paths[k];
+        if (v !== null && 'none' in v) {
+          none.paths.push(rel);
+          none.sizes.push(v.none);
+          continue;
+        }
+        if (none.paths.length > 0) {
+          yield { noMatches: none };
+          none = { paths: [], sizes: [] };
+        }
+        const file =
+          v === null
+            ? await searched(disk, words, offered(rel, await disk.read(rel, config.maxFileSize)))
+            : 'bytes' in v
+              ? { path: rel, bytes: v.bytes }
+              : 'counted' in v
+                ? { path: rel, counted: v.counted }
+                : await searched(disk, words, offered(rel, v.reading));
+        if (file !== undefined) {
+          yield file;
+          noteFull();
+        }
+      }
+      if (none.paths.length > 0) yield { noMatches: none };
+      if (!complete) break;
+      seen = base + answer.seen;
+      if (seen > cap) {
+        complete = false;
+        break;
+      }
+    }
+  } finally {
+    // Taken no further (the search stopped): the walk above the parts is let go.
+    if (!ended) await source.return(undefined);
+  }
+  // Every part read through: the disk's deferred sweep of leftovers is not needed, as after a whole walk.
+  if (complete && whole.whole) disk.walkedWhole?.(dir);
 }
 
 /** A file the search reads, as its walk found it: its size where the walk stat'd it (a walk by names does not). */

@@ -1,0 +1,181 @@
+/**
+ * A part of a direct mount's tree walked, read and searched in one go (a one-shot grep's
+ * parts: `mounts/direct.ts`), on whichever thread takes it — grep's Worker or the calling
+ * thread — as ripgrep's threads each walk, read and search. Each file is read from the
+ * directory the walk holds while it lists it (`HeldDir.readWhole`: never through a link,
+ * nothing but a regular file opened), so no path is resolved again for the read; each is
+ * searched ahead as a Worker searches a batch (`scanAhead`). The one rule: the part's
+ * files, their order and their verdicts are those the search would get from walking the
+ * part whole (`walkNames`) and reading and searching it in batches: the same walk, under
+ * the same rules made from the same spec, the same guarded read, the same scan. A file
+ * the quick read finds anything unusual about (empty, too large, changing, not a plain
+ * file now) is left to the search to read the careful way (its verdict null), as are
+ * the files after one whose scan ran past its limit (the pattern is slow here).
+ */
+import type { scanAhead } from '@ws/grep';
+import { walkRules, type WalkRules } from '../disk/rules.ts';
+import type { HeldDir } from '../disk/held.ts';
+import { openDirectory } from '../disk/resolve.ts';
+import { newTally, visitTree } from '../disk/walk.ts';
+import { itemLimitMs, PROGRESS_MS, type PrescanJob, type ReadVerdict, type WorkerReadVerdict } from './prescan.ts';
+
+/** A part as a job names it (`PrescanJob.part`). */
+export type PartJob = NonNullable<PrescanJob['part']>;
+
+/**
+ * Where a search's shared flags (`PartJob.full`) say the page is full (every file scanned
+ * from then on comes back counted), and that a file's scan ran past its limit (the pattern
+ * is slow: neither thread scans another, the search takes the rest under its deadline —
+ * a pattern that backtracks for ever costs a thread's memory and time while it runs).
+ */
+export const FULL = 0;
+export const SLOW = 1;
+
+/** What searching a part found, as it crosses from the thread that searched it. */
+export interface PartFound {
+  /** The files met, in walk order, their paths joined by NUL. */
+  readonly paths: string;
+  /** Each file's place among the part's entries, files and directories (1 for the first), as a walk's cap counts them. */
+  readonly ordinals: Int32Array;
+  /** Entries visited, files and directories. */
+  readonly seen: number;
+  /** Nothing in the part was unreadable, and its walk did not stop at the cap. */
+  readonly whole: boolean;
+  /** ws temporary files met (path, mtime) where the walk did not remove leftovers itself: the calling thread does. */
+  readonly temporary: readonly (readonly [string, number])[];
+}
+
+/** A part's verdicts, one a file of {@link PartFound.paths}: null where the search reads the file itself, the careful way. */
+export interface PartSearched extends PartFound {
+  readonly verdicts: (WorkerReadVerdict | null)[];
+  /** Buffers the verdicts hold (moved with them from a Worker). */
+  readonly moved: ArrayBuffer[];
+  /** Whether a file's scan ran past its limit (the files after it are left to the search). */
+  readonly slow: boolean;
+}
+
+/** A part's answer as the search takes it: a verdict a file (null: the search reads it itself), each scan made ahead remembered by the pool. */
+export interface PartAnswer extends PartFound {
+  readonly verdicts: readonly (ReadVerdict | null)[];
+  readonly slow: boolean;
+}
+
+/** The rules made for the walk the last part was a part of, by walk and spec (each ignore file read once a walk, on each thread). */
+let made: { readonly key: string; readonly rules: WalkRules } | undefined;
+
+/** The rules for `part`: those made for an earlier part of the same walk, else made now. */
+export function partRules(part: PartJob): WalkRules {
+  const key = JSON.stringify([part.walk, part.rules]);
+  if (made?.key !== key) made = { key, rules: walkRules(part.rules.mountIgnore, part.rules.storeRel, part.rules.ignoreFilesRoot) };
+  return made.rules;
+}
+
+/**
+ * Walks `job.part.dir` whole, reading each file into `arena` and searching it ahead under
+ * `job`'s pattern with `scan` (`@ws/grep`'s `scanAhead`, which the calling thread loads
+ * only once it greps). `keepTemporary`: tell back the ws temporary files met rather than remove
+ * the leftovers here (a Worker cannot know which ones its process is writing).
+ * `progress` is called now and then (a Worker tells its caller it is not stuck).
+ */
+export function searchPart(job: PrescanJob & { part: PartJob }, arena: Uint8Array, scan: typeof scanAhead, keepTemporary: boolean, progress?: () => void): PartSearched {
+  const { part } = job;
+  const now = () => performance.now();
+  let told = now();
+  const paths: string[] = [];
+  const ordinals: number[] = [];
+  const verdicts: (WorkerReadVerdict | null)[] = [];
+  const moved: ArrayBuffer[] = [];
+  const temporary: [string, number][] = [];
+  const tally = newTally();
+  let seen = 0;
+  let slow = false;
+  /** One file met: read from the directory held for it, and searched ahead. */
+  const file = (path: string, dir: HeldDir | null, name: string) => {
+    paths.push(path);
+    ordinals.push(seen);
+    const started = now();
+    if (progress !== undefined && started - told >= PROGRESS_MS) {
+      progress();
+      told = started;
+    }
+    // A pattern found slow here or on the other thread: the search scans the rest itself, under its deadline.
+    if (!slow && part.full !== undefined && Atomics.load(part.full, SLOW) === 1) slow = true;
+    const n = slow || dir?.readWhole === undefined ? -1 : dir.readWhole(name, arena, 0, part.maxBytes);
+    if (n < 0) {
+      verdicts.push(null);
+      return;
+    }
+    const bytes = arena.subarray(0, n);
+    const limit = itemLimitMs(job.itemMs, n);
+    // The page may have filled since the part was sent: the caller says so in `full`.
+    const counting = job.counting === true || (part.full !== undefined && Atomics.load(part.full, FULL) === 1);
+    const ahead = scan(job.pattern, job.options, bytes, limit, now, counting);
+    const took = now() - started;
+    if (ahead.kind === 'none') {
+      verdicts.push({ none: n });
+      return;
+    }
+    if (ahead.kind === 'unsure' && took >= limit) {
+      slow = true;
+      if (part.full !== undefined) Atomics.store(part.full, SLOW, 1);
+    }
+    if (ahead.kind === 'scanned' && counting) {
+      verdicts.push({ counted: { size: n, scan: ahead.result } });
+      moved.push(...scanBuffers(ahead.result));
+      return;
+    }
+    // What goes back holds bytes of its own: the arena takes the next file.
+    const own = bytes.slice();
+    moved.push(own.buffer as ArrayBuffer);
+    if (ahead.kind === 'scanned') {
+      verdicts.push({ bytes: own, scan: { result: ahead.result, lineEnds: ahead.lineEnds } });
+      moved.push(...scanBuffers(ahead.result));
+    } else verdicts.push(slow ? { bytes: own, aheadMs: took } : { bytes: own });
+  };
+  if (part.files !== undefined) {
+    // Files a listing above the parts found, in one directory: held once, each read from it.
+    const prefix = part.dir === '' ? '' : `${part.dir}/`;
+    let held: HeldDir | null = null;
+    try {
+      const opened = openDirectory(part.root, part.dir, false);
+      if (opened.ok && opened.rel === part.dir) held = opened.dir;
+      else if (opened.ok) opened.dir.close();
+    } catch {
+      // Not held (gone, or not a directory now): each file is left to the careful read, which says why.
+    }
+    try {
+      for (const name of part.files) {
+        seen++;
+        file(prefix + name, held, name);
+      }
+    } finally {
+      held?.close();
+    }
+    return { paths: paths.join('\u0000'), ordinals: Int32Array.from(ordinals), seen, whole: true, temporary, verdicts, moved: [...new Set(moved)], slow };
+  }
+  visitTree(
+    {
+      root: part.root,
+      from: part.dir,
+      rules: partRules(part),
+      followSymlinks: false,
+      cap: part.cap,
+      namesOnly: true,
+      fromListed: true,
+      ...(keepTemporary ? { onTemporary: (path: string, mtimeMs: number) => temporary.push([path, mtimeMs]) } : {}),
+    },
+    tally,
+    (path, kind, _info, dir, name) => {
+      seen++;
+      if (kind === 'file') file(path, dir, name);
+    },
+  );
+  const whole = tally.unreadable.length === 0 && tally.incomplete === undefined;
+  return { paths: paths.join('\u0000'), ordinals: Int32Array.from(ordinals), seen, whole, temporary, verdicts, moved: [...new Set(moved)], slow };
+}
+
+/** The buffers of a scan, moved with it. */
+function scanBuffers(scan: { readonly hits: Uint32Array; readonly gaveUp: Uint32Array; readonly ends?: Uint32Array }): ArrayBuffer[] {
+  const { hits, gaveUp, ends } = scan;
+  return [hits.buffer, gaveUp.buffer, ...(ends ? [ends.buffer] : [])] as ArrayBuffer[];
+}
