@@ -23,6 +23,7 @@ import { grepWorkers } from '../src/grep/runner.ts';
 import { directMount, searchInParts, walkInParts } from '../src/mounts/direct.ts';
 import { mountWords } from '../src/mounts/words.ts';
 import { seededRandom, tempDir, whileSwapping } from './fixtures.ts';
+import { GREP_PATTERNS, grepTestFile } from './grep-files.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
 
 setDefaultTimeout(120_000);
@@ -33,37 +34,10 @@ const WORDS = ['return', 'Foo', 'foo12', 'bar', 'createThing', 'ThingError', 'fu
 const MAX_FILE = 3_000;
 
 function fileOf(k: number): string | Uint8Array {
-  const kind = r(14);
-  if (kind === 0) return new Uint8Array([0x72, 0x65, 0, 0x75, 0x72, 0x6e]); // binary
-  if (kind === 1) return '';
-  if (kind === 2) return `return ${'x'.repeat(MAX_FILE + r(100))}`; // over the mount's maxFileSize
-  if (kind === 3) return new Uint8Array([0x66, 0x6f, 0x6f, 0x31, 0x32, 0xff, 0x0a, 0x62, 0x61, 0x72]); // invalid UTF-8
-  const end = kind <= 6 ? '\r\n' : '\n';
-  const lines: string[] = [];
-  for (let n = r(30); n > 0; n--) {
-    const words: string[] = [];
-    for (let w = r(6); w > 0; w--) words.push(WORDS[r(WORDS.length)]);
-    if (r(8) === 0) words.push(`function ${['create', 'Thing', 'foo'][r(3)]}Error`);
-    lines.push(words.join(' '));
-  }
-  const body = lines.join(end) + (r(2) === 0 ? end : '') + (k % 31 === 0 ? 'needle' : '');
-  return kind === 7 ? `\uFEFF${body}` : body;
+  return grepTestFile(r, k, { maxFile: MAX_FILE, words: WORDS, lines: 30, needleEvery: 31, overSizeStart: 'return ' });
 }
 
-const PATTERNS: Record<string, unknown>[] = [
-  { pattern: 'createThing' },
-  { pattern: 'function\\s+\\w+Error' },
-  { pattern: 'return', output: 'count' },
-  { pattern: 'needle$', output: 'files' },
-  { pattern: 'foo\\d+$', contextBefore: 1, contextAfter: 1 },
-  { pattern: 'FOO12', caseInsensitive: true },
-  { pattern: 'a.b(c', fixedStrings: true },
-  { pattern: 'bar\\r$' },
-  { pattern: '\\uFEFFreturn' },
-  { pattern: 'Thing[^\\n]*\\n[^\\n]*bar', multiline: true },
-  { pattern: 'zzz-not-there' },
-  { pattern: 'return', type: 'ts' },
-];
+const PATTERNS = GREP_PATTERNS;
 
 /** Directory names, repeated at every depth; one of them ignored by a nested `.gitignore`, one by a `.ignore` inside a part. */
 const NAMES = ['a', 'b', 'ünï dir', 'build', 'c'];

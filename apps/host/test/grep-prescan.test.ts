@@ -18,6 +18,7 @@ import { type Host, openHost } from '../src/host.ts';
 import { directMount } from '../src/mounts/direct.ts';
 import { storeMount } from '../src/mounts/store-backed/mount.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
+import { GREP_PATTERNS, grepTestFile } from './grep-files.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
 
 setDefaultTimeout(120_000);
@@ -28,37 +29,10 @@ const WORDS = ['return', 'Foo', 'foo12', 'bar', 'createThing', 'ThingError', 'fu
 const MAX_FILE = 4_000;
 
 function fileOf(k: number): string | Uint8Array {
-  const kind = r(14);
-  if (kind === 0) return new Uint8Array([0x72, 0x65, 0, 0x75, 0x72, 0x6e]); // binary
-  if (kind === 1) return '';
-  if (kind === 2) return 'x'.repeat(MAX_FILE + 1 + r(100)); // over the mount's maxFileSize
-  if (kind === 3) return new Uint8Array([0x66, 0x6f, 0x6f, 0x31, 0x32, 0xff, 0x0a, 0x62, 0x61, 0x72]); // invalid UTF-8
-  const end = kind <= 6 ? '\r\n' : '\n';
-  const lines: string[] = [];
-  for (let n = r(40); n > 0; n--) {
-    const words: string[] = [];
-    for (let w = r(6); w > 0; w--) words.push(WORDS[r(WORDS.length)]);
-    if (r(8) === 0) words.push(`function ${['create', 'Thing', 'foo'][r(3)]}Error`);
-    lines.push(words.join(' '));
-  }
-  const body = lines.join(end) + (r(2) === 0 ? end : '') + (k % 97 === 0 ? 'needle' : '');
-  return kind === 7 ? `\uFEFF${body}` : body;
+  return grepTestFile(r, k, { maxFile: MAX_FILE, words: WORDS, lines: 40, needleEvery: 97 });
 }
 
-const PATTERNS: Record<string, unknown>[] = [
-  { pattern: 'createThing' },
-  { pattern: 'function\\s+\\w+Error' },
-  { pattern: 'return', output: 'count' },
-  { pattern: 'needle$', output: 'files' },
-  { pattern: 'foo\\d+$', contextBefore: 1, contextAfter: 1 },
-  { pattern: 'FOO12', caseInsensitive: true },
-  { pattern: 'a.b(c', fixedStrings: true },
-  { pattern: 'bar\\r$' },
-  { pattern: '\\uFEFFreturn' },
-  { pattern: 'Thing[^\\n]*\\n[^\\n]*bar', multiline: true },
-  { pattern: '(?<=function )\\w+' },
-  { pattern: 'zzz-not-there' },
-];
+const PATTERNS = GREP_PATTERNS;
 
 /** Slow at its middle file: the files after it were not looked at. */
 function halved<T>(answer: PrescanAnswer<T | null>): PrescanAnswer<T | null> {
