@@ -62,11 +62,10 @@ export function newTally(): WalkTally {
   return { passedOver: {}, unreadable: [] };
 }
 
-/** What a walk tells of one entry: a file with its stat (null where the walk is `namesOnly` and needed none), or a directory. */
 /**
- * Told of each entry a walk visits: its path, what it is, its stat (null where a walk by
- * names made none), and the directory that holds it with its name there — a search reads
- * the file from that held directory while the walk holds it (`HeldDir.readWhole`).
+ * What a walk tells of one entry: a file with its stat (null where the walk is `namesOnly`
+ * and needed none), or a directory; and the directory that holds it, with its name there —
+ * a search reads the file from that held directory while the walk holds it (`HeldDir.readWhole`).
  */
 export type Visit = (path: string, kind: 'file' | 'directory', info: StatInfo | null, dir: HeldDir, name: string) => void;
 
