@@ -82,6 +82,17 @@ async function answer(workspace: Workspace, input: Record<string, unknown>, resu
 
 const withWorkers = (mount: Mount): Workspace => ({ mounts: [mount], hasDirectMount: true, grep: { runner: workers.runner, timeoutMs: 20_000 } });
 
+/** Until the pool's Worker is up (it has answered): a search's parts go to it only then. */
+async function workerUp(pool: ReturnType<typeof grepWorkers>): Promise<void> {
+  const parts = pool.prescanner.parts;
+  parts?.warm?.();
+  const until = performance.now() + 20_000;
+  while (parts?.ready?.() === false) {
+    if (performance.now() > until) throw new Error("grep's Worker did not start");
+    await new Promise((go) => setImmediate(go));
+  }
+}
+
 /** The one-shot pool's prescanner with its parts changed by `change`. */
 function partsAs(change: (parts: NonNullable<Prescanner['parts']>) => Prescanner['parts']): Prescanner {
   const real = workers.prescanner;
@@ -90,6 +101,7 @@ function partsAs(change: (parts: NonNullable<Prescanner['parts']>) => Prescanner
 }
 
 describe('a grep in parts changes no answer', () => {
+  beforeAll(() => workerUp(workers));
   const counts = { part: 0, here: 0, lost: 0 };
   const counted = (parts: NonNullable<Prescanner['parts']>): Prescanner['parts'] => ({
     ahead: parts.ahead,
@@ -158,6 +170,27 @@ describe('a grep in parts changes no answer', () => {
   });
 });
 
+test('until the Worker is up, the calling thread takes every part itself; once it is, the Worker gets parts', async () => {
+  const given = { notUp: 0, up: 0 };
+  let up = false;
+  const prescanner = partsAs((parts) => ({
+    ...parts,
+    ready: () => up,
+    part: async (job) => {
+      if (up) given.up++;
+      else given.notUp++;
+      return parts.part(job);
+    },
+  }));
+  const workspace = withWorkers(directMount(config, undefined, undefined, prescanner));
+  const first = await answer(workspace, { pattern: 'return', output: 'count' }, 1_000_000);
+  up = true;
+  await workerUp(workers);
+  expect(await answer(workspace, { pattern: 'return', output: 'count' }, 1_000_000)).toEqual(first);
+  expect(given.notUp).toBe(0);
+  expect(given.up).toBeGreaterThan(0);
+});
+
 test("the walk's cap cuts a search in parts where it cuts a walk in parts", async () => {
   const disk = diskPort({ root, rules: walkRules([], undefined, root), followSymlinks: false, walkCap: 200_000 });
   const spec = disk.partSpec?.();
@@ -190,10 +223,11 @@ test("a part the Worker walked has the leftovers it met removed; a temporary fil
   writeFileSync(mine, 'needle being written\n');
   utimesSync(leftover, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
   const onWorker = { parts: 0 };
+  await workerUp(workers);
   const prescanner = partsAs((parts) => ({ ...parts, part: async (job) => (onWorker.parts++, parts.part(job)) }));
   const cfg = testConfig(dir, [{ name: 'work', path: '.', backend: 'direct', ignore: [] }]).mounts[0];
   const got = JSON.stringify(await answer(withWorkers(directMount(cfg, undefined, undefined, prescanner)), { pattern: 'needle' }, 100_000));
-  // The one part (a/b/c) went to the Worker: the first part always does.
+  // The one part (a/b/c) went to the Worker: the first part does, the Worker being up.
   expect(onWorker.parts).toBe(1);
   expect(got).toContain('a/b/c/d/f.txt');
   expect(got).not.toContain('written');
@@ -240,6 +274,7 @@ describe("a search in parts and its memory", () => {
       }
       return answer;
     };
+    await workerUp(workers);
     const prescanner = partsAs((parts) => ({
       ...parts,
       part: async (job) => check(await (await Bun.sleep(2), parts.part(job)), 'worker'),
@@ -301,7 +336,8 @@ describe("a search in parts and its memory", () => {
     try {
       const real = pool.prescanner.parts;
       if (real === undefined) throw new Error("a one-shot pool's prescanner searches in parts");
-      // Every part in the Worker: the calling thread searches none itself.
+      // Every part in the Worker (up before the search begins): the calling thread searches none itself.
+      await workerUp(pool);
       const prescanner: Prescanner = { ...pool.prescanner, parts: { ...real, ahead: 1_000_000 } };
       const workspace: Workspace = { mounts: [directMount(config, undefined, undefined, prescanner)], hasDirectMount: true, grep: { runner: pool.runner, timeoutMs: 20_000 } };
       await answer(workspace, { pattern: 'zzqqxx' }, 1_000_000);

@@ -120,12 +120,17 @@ export interface Prescanner {
    * A one-shot's search of a direct mount in parts (`part-search.ts`), on two threads:
    * `part` walks, reads and searches one part in the Worker (undefined where it failed or
    * was ended: the caller takes the part itself), `here` the same on the calling thread;
-   * `ahead` is how many parts the Worker holds at once. Absent for a long-running host,
+   * `ahead` is how many parts the Worker holds at once; `warm` starts the Worker, `ready`
+   * says it is up. Absent for a long-running host,
    * whose calling thread serves other calls and must not walk a part at a time.
    */
   readonly parts?: {
     part(job: PrescanJob): Promise<PartAnswer | undefined>;
     here(job: PrescanJob): Promise<PartAnswer>;
+    /** Starts a Worker (where none is) without giving it anything to do yet. */
+    warm?(): void;
+    /** Whether a Worker has answered anything, so is up: a part given it now is not waiting for it to start. */
+    ready?(): boolean;
     readonly ahead: number;
   };
   /** How many batches are worth having in flight at once: one a core, or two in a one-shot's one Worker. */

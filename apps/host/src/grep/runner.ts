@@ -549,6 +549,13 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
               callerBound.check();
               return answer;
             },
+            warm() {
+              // A Worker (started now where there is none) asked a question, so that its answer says it is up.
+              if (cannotStart || closed || slots.some((slot) => slot.answered)) return;
+              const slot = slots[0] ?? make();
+              void ask(slot, { keeps: true });
+            },
+            ready: () => slots.some((slot) => slot.answered),
             ahead: PARALLEL * PART_QUEUED,
           },
         }),

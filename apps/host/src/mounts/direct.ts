@@ -302,13 +302,15 @@ export async function* searchInParts(
     peeked = undefined;
     return unit;
   };
+  // The Worker starts now; until it is up, every part is this thread's.
+  parts.warm?.();
   /** Starts units while the Worker has room for parts (a part beyond that waits to be taken, here or there). */
   const fill = async () => {
     while (partsStarted < PARTS_AHEAD) {
       const unit = await peek();
       if (unit === undefined) return;
       if ('part' in unit) {
-        if (inWorker >= parts.ahead) return;
+        if (inWorker >= parts.ahead || parts.ready?.() === false) return;
         take();
         inWorker++;
         partsStarted++;
@@ -334,6 +336,8 @@ export async function* searchInParts(
         // A part the Worker has no room for, and nothing before it: taken here.
         take();
         head = await here(unit as { part: string });
+        // The Worker's word that it is up (or its answers) come between parts, not inside one.
+        await new Promise((go) => setImmediate(go));
         started.push(head);
       }
       if (head.done === undefined && head.inWorker) {
