@@ -77,6 +77,21 @@ function ignoreFileText(root: string): (rel: string) => string | undefined {
   };
 }
 
+/** The rules made for the walk the last question on this thread was of, by walk and spec. */
+let madeForWalk: { readonly key: string; readonly rules: ReturnType<typeof walkRules> } | undefined;
+
+/**
+ * The rules of walk `walk` (a number unique in the process) from `spec`, made once a walk
+ * on this thread — each ignore file read as it is when the walk's first question comes —
+ * and afresh for the next walk: what a thread other than the walk's own asks (a walk's
+ * Worker, a search's parts).
+ */
+export function rulesOfWalk(walk: number, spec: WalkRulesSpec): ReturnType<typeof walkRules> {
+  const key = JSON.stringify([walk, spec]);
+  if (madeForWalk?.key !== key) madeForWalk = { key, rules: walkRules(spec.mountIgnore, spec.storeRel, spec.ignoreFilesRoot) };
+  return madeForWalk.rules;
+}
+
 /**
  * Rules for one mount: its own `ignore` list (gitignore syntax; its default passes over
  * `node_modules/` and `.git/`), the `.gitignore` and `.ignore` files beneath

@@ -8,25 +8,15 @@
  * here (only the calling thread knows which ones its process is writing).
  */
 import { fileMeta } from './fingerprint.ts';
-import { walkRules } from './rules.ts';
+import { rulesOfWalk } from './rules.ts';
 import { newTally, visitTree } from './walk.ts';
 import type { WalkedPart, WalkReply, WalkTask } from './walk-parallel.ts';
 
 declare const self: Worker;
 
-/** The rules made for the walk the last task was a part of, by walk and spec. */
-let made: { readonly key: string; readonly rules: ReturnType<typeof walkRules> } | undefined;
-
-/** The rules for `task`: those made for an earlier task of the same walk, else made now (each ignore file read as it is now). */
-function rulesFor(task: WalkTask): ReturnType<typeof walkRules> {
-  const key = JSON.stringify([task.walk, task.rules]);
-  if (made?.key !== key) made = { key, rules: walkRules(task.rules.mountIgnore, task.rules.storeRel, task.rules.ignoreFilesRoot) };
-  return made.rules;
-}
-
 /** One batch of `task`'s subtrees, walked: a part a subtree, in order. */
 function run(task: WalkTask, batch: number): WalkedPart[] {
-  const rules = rulesFor(task);
+  const rules = rulesOfWalk(task.walk, task.rules);
   const time = { granularityMs: task.granularityMs, coarseMs: task.coarseMs, now: Date.now };
   const out: WalkedPart[] = [];
   for (const from of task.batches[batch]) {

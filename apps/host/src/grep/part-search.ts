@@ -13,7 +13,7 @@
  * the files after one whose scan ran past its limit (the pattern is slow here).
  */
 import type { scanAhead } from '@ws/grep';
-import { walkRules, type WalkRules } from '../disk/rules.ts';
+import { rulesOfWalk } from '../disk/rules.ts';
 import type { HeldDir } from '../disk/held.ts';
 import { openDirectory } from '../disk/resolve.ts';
 import { newTally, visitTree } from '../disk/walk.ts';
@@ -58,16 +58,6 @@ export interface PartSearched extends PartFound {
 export interface PartAnswer extends PartFound {
   readonly verdicts: readonly (ReadVerdict | null)[];
   readonly slow: boolean;
-}
-
-/** The rules made for the walk the last part was a part of, by walk and spec (each ignore file read once a walk, on each thread). */
-let made: { readonly key: string; readonly rules: WalkRules } | undefined;
-
-/** The rules for `part`: those made for an earlier part of the same walk, else made now. */
-export function partRules(part: PartJob): WalkRules {
-  const key = JSON.stringify([part.walk, part.rules]);
-  if (made?.key !== key) made = { key, rules: walkRules(part.rules.mountIgnore, part.rules.storeRel, part.rules.ignoreFilesRoot) };
-  return made.rules;
 }
 
 /**
@@ -157,7 +147,7 @@ export function searchPart(job: PrescanJob & { part: PartJob }, arena: Uint8Arra
     {
       root: part.root,
       from: part.dir,
-      rules: partRules(part),
+      rules: rulesOfWalk(part.walk, part.rules),
       followSymlinks: false,
       cap: part.cap,
       namesOnly: true,
@@ -174,8 +164,8 @@ export function searchPart(job: PrescanJob & { part: PartJob }, arena: Uint8Arra
   return { paths: paths.join('\u0000'), ordinals: Int32Array.from(ordinals), seen, whole, temporary, verdicts, moved: [...new Set(moved)], slow };
 }
 
-/** The buffers of a scan, moved with it. */
-function scanBuffers(scan: { readonly hits: Uint32Array; readonly gaveUp: Uint32Array; readonly ends?: Uint32Array }): ArrayBuffer[] {
+/** The buffers of a scan, moved with it (from a Worker). */
+export function scanBuffers(scan: { readonly hits: Uint32Array; readonly gaveUp: Uint32Array; readonly ends?: Uint32Array }): ArrayBuffer[] {
   const { hits, gaveUp, ends } = scan;
   return [hits.buffer, gaveUp.buffer, ...(ends ? [ends.buffer] : [])] as ArrayBuffer[];
 }

@@ -10,7 +10,7 @@
  * The one rule: nothing here decides anything — `@ws/grep` does.
  */
 import { fullGC, heapSize } from 'bun:jsc';
-import { type MatchJob, type MatchJobResult, runMatchJob, scanAhead } from '@ws/grep';
+import { type MatchJob, runMatchJob, scanAhead } from '@ws/grep';
 import { UnpackArena } from '../store/unpack-arena.ts';
 import type { Reading } from '@ws/reconcile';
 import { type DiskReader, diskReader, type SearchReading } from '../disk/disk-port.ts';
@@ -18,7 +18,7 @@ import { stillQuiet } from '../disk/quiet.ts';
 import { keptConnection, mapStoreFile, readPackedBlobs, releasePackedBlobs } from './blob-file.ts';
 import { HeapBound, itemLimitMs, PROGRESS_MS, type QuietJob, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { sendVerdicts } from './verdict-wire.ts';
-import { type PartFound, type PartJob, searchPart } from './part-search.ts';
+import { type PartFound, type PartJob, scanBuffers, searchPart } from './part-search.ts';
 
 declare const self: Worker;
 
@@ -74,12 +74,6 @@ function prescan(id: number, job: PrescanJob, move = true): { verdicts: WorkerVe
 /** What a verdict says it made of a file beside its bytes: the scan, or the time a scan past its limit took (only those set). */
 function madeOf(scan: ScannedAhead | undefined, aheadMs: number | undefined): { scan?: ScannedAhead; aheadMs?: number } {
   return { ...(scan !== undefined ? { scan } : {}), ...(aheadMs !== undefined ? { aheadMs } : {}) };
-}
-
-/** The buffers of a scan, moved with it. */
-function scanBuffers(scan: MatchJobResult): ArrayBuffer[] {
-  const { hits, gaveUp, ends } = scan;
-  return [hits.buffer, gaveUp.buffer, ...(ends ? [ends.buffer] : [])] as ArrayBuffer[];
 }
 
 /** The mounts' readers this Worker has made, by spec. */

@@ -143,11 +143,15 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
     yield { path, skipped: words.namedPassedOver(passedOver) };
     return;
   }
-  // A one-shot's search of a directory: parts of the tree walked, read and searched whole, on two threads.
-  const partSpec = kind.kind === 'directory' && query !== undefined && prescanner?.parts !== undefined && !config.followSymlinks ? disk.partSpec?.() : undefined;
-  if (partSpec !== undefined && query !== undefined && prescanner?.parts !== undefined) {
-    yield* searchInParts(disk, config, words, path, query, prescanner.parts, partSpec);
-    return;
+  // A one-shot's search of a directory: parts of the tree walked, read and searched whole, on two threads
+  // (where the disk can walk a part on another thread: `partSpec`).
+  const inParts = prescanner?.parts;
+  if (kind.kind === 'directory' && query !== undefined && inParts !== undefined) {
+    const spec = disk.partSpec?.();
+    if (spec !== undefined) {
+      yield* searchInParts(disk, config, words, path, query, inParts, spec);
+      return;
+    }
   }
   const parts = kind.kind === 'directory' ? walkInParts(disk, path, { followSymlinks: config.followSymlinks }) : single([{ path, size: kind.meta.size }]);
   if (query === undefined || prescanner === undefined) {
