@@ -17,8 +17,8 @@ import { handleToolCall, type Mount, type SearchFile, type Workspace } from '@ws
 import type { MountConfig } from '../src/config.ts';
 import { diskPort } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
-import type { PartAnswer } from '../src/grep/part-search.ts';
-import type { Prescanner } from '../src/grep/prescan.ts';
+import { CLAIM_FREE, CLAIM_HERE, CLAIM_WORKER, type PartAnswer } from '../src/grep/part-search.ts';
+import type { Prescanner, PrescanJob } from '../src/grep/prescan.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { directMount, searchInParts, walkInParts } from '../src/mounts/direct.ts';
 import { mountWords } from '../src/mounts/words.ts';
@@ -93,6 +93,14 @@ async function workerUp(pool: ReturnType<typeof grepWorkers>): Promise<void> {
   }
 }
 
+/** Until the calling thread took a part sent to the Worker back (its claim taken), or 2 s passed. */
+async function takenBack(job: PrescanJob): Promise<void> {
+  const claim = job.part?.claim;
+  if (claim === undefined) throw new Error('a part sent to the Worker has a claim');
+  const until = performance.now() + 2_000;
+  while (Atomics.load(claim.claims, claim.at) === CLAIM_FREE && performance.now() < until) await new Promise((go) => setImmediate(go));
+}
+
 /** The one-shot pool's prescanner with its parts changed by `change`. */
 function partsAs(change: (parts: NonNullable<Prescanner['parts']>) => Prescanner['parts']): Prescanner {
   const real = workers.prescanner;
@@ -102,7 +110,10 @@ function partsAs(change: (parts: NonNullable<Prescanner['parts']>) => Prescanner
 
 describe('a grep in parts changes no answer', () => {
   beforeAll(() => workerUp(workers));
-  const counts = { part: 0, here: 0, lost: 0 };
+  const counts = { part: 0, here: 0, lost: 0, takenBack: 0 };
+  // The parts each thread searched, by search (its walk's number) and part.
+  const searchedBy = { worker: new Set<string>(), here: new Set<string>(), twice: [] as string[] };
+  const partKey = (job: PrescanJob) => JSON.stringify([job.part?.walk, job.part?.dir, job.part?.files]);
   const counted = (parts: NonNullable<Prescanner['parts']>): Prescanner['parts'] => ({
     ahead: parts.ahead,
     async part(job) {
@@ -125,6 +136,24 @@ describe('a grep in parts changes no answer', () => {
       const c = counted(parts) as NonNullable<Prescanner['parts']>;
       return { ...c, part: async (job) => (await Bun.sleep(5), c.part(job)) };
     }),
+    // Every other part reaches the Worker only once the calling thread took it back (the Worker skips it).
+    'parts, every other taken back': partsAs((parts) => ({
+      ...parts,
+      part: async (job) => {
+        if (++n % 2 === 0) {
+          await takenBack(job);
+          counts.takenBack++;
+        }
+        const got = await parts.part(job);
+        if (got !== undefined) searchedBy.worker.add(partKey(job));
+        return got;
+      },
+      here: async (job) => {
+        if (searchedBy.here.has(partKey(job))) searchedBy.twice.push(partKey(job));
+        searchedBy.here.add(partKey(job));
+        return parts.here(job);
+      },
+    })),
     // A Worker ended under every other part, or every third: the caller takes those again.
     'parts lost': partsAs((parts) => ({ ...parts, part: async (job) => (++n % 2 === 0 ? (counts.lost++, undefined) : parts.part(job)) })),
     'parts lost, every third': partsAs((parts) => ({ ...parts, part: async (job) => (++n % 3 === 0 ? undefined : parts.part(job)) })),
@@ -167,7 +196,46 @@ describe('a grep in parts changes no answer', () => {
     expect(counts.part).toBeGreaterThan(0);
     expect(counts.here).toBeGreaterThan(0);
     expect(counts.lost).toBeGreaterThan(0);
+    expect(counts.takenBack).toBeGreaterThan(0);
+    // No part searched by both threads: one taken back is skipped by the Worker.
+    expect(searchedBy.here.size).toBeGreaterThan(counts.takenBack / 2);
+    expect(searchedBy.worker.size).toBeGreaterThan(0);
+    expect([...searchedBy.here].filter((key) => searchedBy.worker.has(key))).toEqual([]);
+    expect(searchedBy.twice).toEqual([]);
   });
+});
+
+test('a part sent to the Worker is searched by one thread only: the Worker skips one the calling thread took back first', async () => {
+  await workerUp(workers);
+  const parts = workers.prescanner.parts;
+  const spec = diskPort({ root, rules: walkRules([], undefined, root), followSymlinks: false, walkCap: 200_000 }).partSpec?.();
+  if (parts === undefined || spec === undefined) throw new Error('no search in parts here');
+  const claims = new Int32Array(new SharedArrayBuffer(4 * 200));
+  const job = (at: number): PrescanJob => ({
+    pattern: 'return',
+    options: { caseInsensitive: false, fixedStrings: false, multiline: false },
+    items: [],
+    itemMs: 50,
+    stallMs: 5_000,
+    part: { ...spec, dir: 'a', maxBytes: MAX_FILE, claim: { claims, at } },
+  });
+  // Taken back before the Worker came to it: skipped, no answer.
+  Atomics.store(claims, 0, CLAIM_HERE);
+  expect(await parts.part(job(0))).toBeUndefined();
+  // Not taken back: the Worker's, answered.
+  const answered = await parts.part(job(1));
+  expect(answered?.verdicts.length).toBeGreaterThan(10);
+  expect(Atomics.load(claims, 1)).toBe(CLAIM_WORKER);
+  // Sent, then raced for at once: each part is one thread's — answered by the Worker where it took the claim, skipped where this thread did.
+  const raced = Array.from({ length: 198 }, (_, k) => k + 2);
+  const sent = raced.map((at) => parts.part(job(at)));
+  const here = raced.map((at) => (at % 3 === 0 ? Atomics.load(claims, at) === CLAIM_FREE && Atomics.compareExchange(claims, at, CLAIM_FREE, CLAIM_HERE) === CLAIM_FREE : false));
+  const got = await Promise.all(sent);
+  raced.forEach((at, k) => {
+    expect(Atomics.load(claims, at)).toBe(here[k] ? CLAIM_HERE : CLAIM_WORKER);
+    expect(got[k] === undefined).toBe(here[k]);
+  });
+  expect(here.filter(Boolean).length).toBeGreaterThan(0);
 });
 
 test('until the Worker is up, the calling thread takes every part itself; once it is, the Worker gets parts', async () => {
@@ -275,9 +343,14 @@ describe("a search in parts and its memory", () => {
       return answer;
     };
     await workerUp(workers);
+    let sent = 0;
     const prescanner = partsAs((parts) => ({
       ...parts,
-      part: async (job) => check(await (await Bun.sleep(2), parts.part(job)), 'worker'),
+      // Every other part reaches the Worker only once this thread took it back, so both threads take parts.
+      part: async (job) => {
+        if (++sent % 2 === 0) await takenBack(job);
+        return check(await parts.part(job), 'worker');
+      },
       here: async (job) => check(await parts.here(job), 'here') as PartAnswer,
     }));
     await answer(withWorkers(directMount(config, undefined, undefined, prescanner)), { pattern: 'return' }, 1_000_000);

@@ -31,6 +31,21 @@ export type PartJob = NonNullable<PrescanJob['part']>;
 export const FULL = 0;
 export const SLOW = 1;
 
+/**
+ * A part's claim (`PartJob.claim`), taken by one thread only: a part sent to the Worker
+ * waits in its queue, and the calling thread may take it first (the Worker then skips
+ * it). Free, the calling thread's, the Worker's.
+ */
+export const CLAIM_FREE = 0;
+export const CLAIM_HERE = 1;
+export const CLAIM_WORKER = 2;
+
+/** Takes a part's claim for `who`: false where the other thread has it. A part with no claim is the taker's. */
+export function claimPart(part: PartJob, who: typeof CLAIM_HERE | typeof CLAIM_WORKER): boolean {
+  if (part.claim === undefined) return true;
+  return Atomics.compareExchange(part.claim.claims, part.claim.at, CLAIM_FREE, who) === CLAIM_FREE;
+}
+
 /** What searching a part found, as it crosses from the thread that searched it. */
 export interface PartFound {
   /** The files met, in walk order, their paths joined by NUL. */

@@ -38,9 +38,11 @@ export interface PrescanJob {
    * `full` (shared with the caller, a SharedArrayBuffer): flags both threads read as they
    * scan — the search's page is full, so every file scanned from then on comes back
    * `counted`, as `counting` has it; a file's scan ran past its limit, so none is scanned
-   * again (`part-search.ts`'s `FULL` and `SLOW`).
+   * again (`part-search.ts`'s `FULL` and `SLOW`). `claims[at]` (shared too): the part's
+   * claim, which the Worker takes before it begins the part and skips the part where the
+   * caller took it first (`part-search.ts`'s `claimPart`).
    */
-  readonly part?: { readonly root: string; readonly rules: WalkRulesSpec; readonly walk: number; readonly dir: string; readonly cap: number; readonly maxBytes: number; readonly files?: readonly string[]; readonly full?: Int32Array };
+  readonly part?: { readonly root: string; readonly rules: WalkRulesSpec; readonly walk: number; readonly dir: string; readonly cap: number; readonly maxBytes: number; readonly files?: readonly string[]; readonly full?: Int32Array; readonly claim?: { readonly claims: Int32Array; readonly at: number } };
   /** The least one file's scan may take before it is left to the search (`itemLimitMs` gives more to a large file). */
   readonly itemMs: number;
   /** How long the Worker may go without a word (it tells of its progress now and then) before it is taken to be stuck, and ended. */

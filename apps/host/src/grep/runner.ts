@@ -153,9 +153,10 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   // one in hand, so it never waits for this thread between them — for the caller to take
   // an answer and send the next batch while it walks a part of the tree or collects.
   const QUEUED = maxWorkers === 1 ? 2 : 1;
-  // Parts of a tree (a one-shot's direct grep): one walked, read and searched, the next
-  // waiting; enough that the Worker has work while the caller's thread takes a part itself.
-  const PART_QUEUED = 16;
+  // Parts of a tree (a one-shot's direct grep): one walked, read and searched, the rest
+  // waiting; enough that the Worker has work while the caller's thread walks a large part
+  // itself (the caller takes back the ones the Worker has not begun, by their claims).
+  const PART_QUEUED = 64;
   // And more batches of paths, which are only paths until it reads them ({@link ONE_WORKER_READS}).
   const READ_QUEUED = maxWorkers === 1 ? ONE_WORKER_READS : QUEUED;
   /** How many batches of a kind one Worker holds at once. */

@@ -18,7 +18,7 @@ import { stillQuiet } from '../disk/quiet.ts';
 import { keptConnection, mapStoreFile, readPackedBlobs, releasePackedBlobs } from './blob-file.ts';
 import { HeapBound, itemLimitMs, PROGRESS_MS, type QuietJob, READ_BATCH, type PrescanItem, type PrescanJob, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { sendVerdicts } from './verdict-wire.ts';
-import { type PartFound, type PartJob, scanBuffers, searchPart } from './part-search.ts';
+import { CLAIM_WORKER, claimPart, type PartFound, type PartJob, scanBuffers, searchPart } from './part-search.ts';
 
 declare const self: Worker;
 
@@ -152,6 +152,11 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
 
 /** A part of a direct mount's tree: walked, each file read and searched as it is met (`part-search.ts`). */
 function partAndPrescan(id: number, job: PrescanJob & { part: PartJob }): void {
+  // Taken meanwhile by the calling thread: nothing to do here (answered with no verdicts).
+  if (!claimPart(job.part, CLAIM_WORKER)) {
+    self.postMessage({ id, taken: true });
+    return;
+  }
   const arena = arenas.pop() ?? new Uint8Array(READ_BATCH.bytes);
   try {
     const { verdicts, moved, slow, paths, ordinals, seen, whole, temporary } = searchPart(job, arena, scanAhead, true, () => self.postMessage({ id, progress: 0 }));

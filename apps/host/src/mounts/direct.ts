@@ -12,7 +12,7 @@ import { type Change, type Entry, type ListOptions, type ListOutcome, type Mount
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk, type NameWalk } from '../disk/disk-port.ts';
 import { aheadOf, batches, type Prescanner, prescanJob, READ_BATCH } from '../grep/prescan.ts';
-import { FULL, type PartAnswer } from '../grep/part-search.ts';
+import { CLAIM_FREE, CLAIM_HERE, FULL, type PartAnswer } from '../grep/part-search.ts';
 import { removeLeftovers } from '../disk/walk-parallel.ts';
 import { walkRules } from '../disk/rules.ts';
 import { largeFile, largeSearchFile } from './large-file.ts';
@@ -221,7 +221,13 @@ interface Started {
   done?: { readonly value: PartAnswer | undefined };
   /** The part is in the Worker's hands. */
   readonly inWorker: boolean;
+  /** Where its claim is (a part sent to the Worker), and whether this thread took it first. */
+  readonly claim?: number;
+  taken?: boolean;
 }
+
+/** Claims a search in parts keeps at once, reused in turn (more than the Worker ever holds). */
+const CLAIM_RING = 1024;
 
 /** How many parts a search in parts has started ahead of the one it takes (the Worker's and its own). */
 const PARTS_AHEAD = 512;
@@ -234,8 +240,9 @@ const HELD_AHEAD = 4 << 20;
  * A directory searched in parts (a one-shot's direct grep, on two cores: `Prescanner.parts`).
  * The levels above {@link PART_DEPTH} are listed on this thread; each directory that deep
  * is a part, walked, read and searched whole (`grep/part-search.ts`) by grep's Worker —
- * which holds `parts.ahead` at once — or by this thread, which takes the next part itself
- * whenever the one it waits for is still in the Worker's hands. The files a listing above
+ * which holds `parts.ahead` at once — or by this thread, which whenever the one it waits
+ * for is still in the Worker's hands takes back the first part the Worker has not begun
+ * (by its claim: the Worker skips it), else the next part itself. The files a listing above
  * the parts holds are parts too (at most {@link READ_BATCH}'s files each), read from their
  * directory and searched, not walked. The one rule: the files,
  * their order, where the walk's cap cuts them and what the search is offered for each
@@ -261,9 +268,22 @@ export async function* searchInParts(
   let inWorker = 0;
   let ended = false;
   let peeked: Unit | undefined;
-  const partJob = (unit: { readonly part: string; readonly files?: readonly string[] }) => ({
+  // Each part sent to the Worker has a claim: whichever thread takes it first searches it.
+  const claims = new Int32Array(new SharedArrayBuffer(4 * CLAIM_RING));
+  let claimed = 0;
+  const partJob = (unit: { readonly part: string; readonly files?: readonly string[] }, claim?: number) => ({
     ...prescanJob(query, [], config.maxFileSize),
-    part: { root: spec.root, rules: spec.rules, walk: spec.walk, dir: unit.part, cap: spec.cap, maxBytes: config.maxFileSize, full, ...(unit.files === undefined ? {} : { files: unit.files }) },
+    part: {
+      root: spec.root,
+      rules: spec.rules,
+      walk: spec.walk,
+      dir: unit.part,
+      cap: spec.cap,
+      maxBytes: config.maxFileSize,
+      full,
+      ...(unit.files === undefined ? {} : { files: unit.files }),
+      ...(claim === undefined ? {} : { claim: { claims, at: claim } }),
+    },
   });
   /** Tells both threads once the page is full: every file they scan from then on comes back counted. */
   const noteFull = () => {
@@ -280,10 +300,28 @@ export async function* searchInParts(
   };
   const settle = (s: Started): Started => {
     void s.answer.then((value) => {
+      // Taken here first: the Worker's word (it skipped the part) is not its answer.
+      if (s.taken === true) return;
       s.done = { value };
       held += weigh(value);
     });
     return s;
+  };
+  /**
+   * The first part sent to the Worker that it has not begun, taken here (its claim
+   * taken first): whether there was one. The Worker skips it when it comes to it.
+   */
+  const takeBack = async (): Promise<boolean> => {
+    for (const s of started) {
+      if (s.claim === undefined || s.done !== undefined || s.taken === true || Atomics.load(claims, s.claim) !== CLAIM_FREE) continue;
+      if (Atomics.compareExchange(claims, s.claim, CLAIM_FREE, CLAIM_HERE) !== CLAIM_FREE) continue;
+      s.taken = true;
+      const value = await parts.here(partJob(s.unit as { part: string }));
+      held += weigh(value);
+      s.done = { value };
+      return true;
+    }
+    return false;
   };
   /** A part taken here, now. */
   const here = async (unit: { readonly part: string; readonly files?: readonly string[] }): Promise<Started> => {
@@ -318,8 +356,10 @@ export async function* searchInParts(
         take();
         inWorker++;
         partsStarted++;
-        const answer = parts.part(partJob(unit)).finally(() => inWorker--);
-        started.push(settle({ unit, answer, inWorker: true }));
+        const claim = claimed++ % CLAIM_RING;
+        Atomics.store(claims, claim, CLAIM_FREE);
+        const answer = parts.part(partJob(unit, claim)).finally(() => inWorker--);
+        started.push(settle({ unit, answer, inWorker: true, claim }));
       } else {
         take();
         started.push({ unit, answer: Promise.resolve(undefined), done: { value: undefined }, inWorker: false });
@@ -345,7 +385,12 @@ export async function* searchInParts(
         started.push(head);
       }
       if (head.done === undefined && head.inWorker) {
-        // The Worker has it in hand: this thread takes the next part meanwhile, if there is one and room.
+        // The Worker has it: this thread takes the first part the Worker has not begun, if any.
+        if (await takeBack()) {
+          await new Promise((go) => setImmediate(go));
+          continue;
+        }
+        // Or the next part, if there is one and room.
         const unit = partsStarted < PARTS_AHEAD && held < HELD_AHEAD ? await peek() : undefined;
         if (unit !== undefined && 'part' in unit) {
           take();
