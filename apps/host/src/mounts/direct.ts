@@ -226,7 +226,10 @@ interface Started {
   taken?: boolean;
 }
 
-/** Claims a search in parts keeps at once, reused in turn (more than the Worker ever holds). */
+/**
+ * Claims a search in parts keeps, used in turn: the Worker answers its parts in the order
+ * sent, and holds fewer than this at once, so a claim is free again before it is used again.
+ */
 const CLAIM_RING = 1024;
 
 /** How many parts a search in parts has started ahead of the one it takes (the Worker's and its own). */
@@ -352,7 +355,8 @@ export async function* searchInParts(
       const unit = await peek();
       if (unit === undefined) return;
       if ('part' in unit) {
-        if (inWorker >= parts.ahead || parts.ready?.() === false) return;
+        // Never more in the Worker's hands than there are claims: a claim is used again only once its part is answered.
+        if (inWorker >= Math.min(parts.ahead, CLAIM_RING) || parts.ready?.() === false) return;
         take();
         inWorker++;
         partsStarted++;
