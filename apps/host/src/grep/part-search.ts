@@ -40,10 +40,9 @@ export const CLAIM_FREE = 0;
 export const CLAIM_HERE = 1;
 export const CLAIM_WORKER = 2;
 
-/** Takes a part's claim for `who`: false where the other thread has it. A part with no claim is the taker's. */
-export function claimPart(part: PartJob, who: typeof CLAIM_HERE | typeof CLAIM_WORKER): boolean {
-  if (part.claim === undefined) return true;
-  return Atomics.compareExchange(part.claim.claims, part.claim.at, CLAIM_FREE, who) === CLAIM_FREE;
+/** Takes the claim `claims[at]` for `who`: false where a thread has it already. */
+export function claimPart(claims: Int32Array, at: number, who: typeof CLAIM_HERE | typeof CLAIM_WORKER): boolean {
+  return Atomics.compareExchange(claims, at, CLAIM_FREE, who) === CLAIM_FREE;
 }
 
 /** What searching a part found, as it crosses from the thread that searched it. */

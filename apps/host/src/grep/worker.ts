@@ -153,7 +153,8 @@ async function readAndPrescan(id: number, job: PrescanJob & { read: NonNullable<
 /** A part of a direct mount's tree: walked, each file read and searched as it is met (`part-search.ts`). */
 function partAndPrescan(id: number, job: PrescanJob & { part: PartJob }): void {
   // Taken meanwhile by the calling thread: nothing to do here (answered with no verdicts).
-  if (!claimPart(job.part, CLAIM_WORKER)) {
+  const { claim } = job.part;
+  if (claim !== undefined && !claimPart(claim.claims, claim.at, CLAIM_WORKER)) {
     self.postMessage({ id, taken: true });
     return;
   }

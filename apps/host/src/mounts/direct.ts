@@ -12,7 +12,7 @@ import { type Change, type Entry, type ListOptions, type ListOutcome, type Mount
 import type { MountConfig } from '../config.ts';
 import { diskPort, type HostDisk, type NameWalk } from '../disk/disk-port.ts';
 import { aheadOf, batches, type Prescanner, prescanJob, READ_BATCH } from '../grep/prescan.ts';
-import { CLAIM_FREE, CLAIM_HERE, FULL, type PartAnswer } from '../grep/part-search.ts';
+import { CLAIM_FREE, CLAIM_HERE, claimPart, FULL, type PartAnswer } from '../grep/part-search.ts';
 import { removeLeftovers } from '../disk/walk-parallel.ts';
 import { walkRules } from '../disk/rules.ts';
 import { largeFile, largeSearchFile } from './large-file.ts';
@@ -181,7 +181,8 @@ async function* searchFiles(disk: HostDisk, config: MountConfig, words: Words, p
  * depth (counted only), or a part — a directory walked whole, or (`files`) names a listing
  * above the parts found in it, each read and searched.
  */
-type Unit = { readonly directory: string } | { readonly part: string; readonly files?: readonly string[] };
+type Unit = { readonly directory: string } | PartUnit;
+type PartUnit = { readonly part: string; readonly files?: readonly string[] };
 
 /**
  * The units of a search in parts of `dir`, in walk order: the levels above
@@ -274,7 +275,7 @@ export async function* searchInParts(
   // Each part sent to the Worker has a claim: whichever thread takes it first searches it.
   const claims = new Int32Array(new SharedArrayBuffer(4 * CLAIM_RING));
   let claimed = 0;
-  const partJob = (unit: { readonly part: string; readonly files?: readonly string[] }, claim?: number) => ({
+  const partJob = (unit: PartUnit, claim?: number) => ({
     ...prescanJob(query, [], config.maxFileSize),
     part: {
       root: spec.root,
@@ -316,20 +317,23 @@ export async function* searchInParts(
    */
   const takeBack = async (): Promise<boolean> => {
     for (const s of started) {
-      if (s.claim === undefined || s.done !== undefined || s.taken === true || Atomics.load(claims, s.claim) !== CLAIM_FREE) continue;
-      if (Atomics.compareExchange(claims, s.claim, CLAIM_FREE, CLAIM_HERE) !== CLAIM_FREE) continue;
+      // A part taken back already has this thread's claim, one the Worker answered its own.
+      if (s.claim === undefined || s.done !== undefined || !claimPart(claims, s.claim, CLAIM_HERE)) continue;
       s.taken = true;
-      const value = await parts.here(partJob(s.unit as { part: string }));
-      held += weigh(value);
-      s.done = { value };
+      s.done = { value: await searchHere(s.unit as PartUnit) };
       return true;
     }
     return false;
   };
-  /** A part taken here, now. */
-  const here = async (unit: { readonly part: string; readonly files?: readonly string[] }): Promise<Started> => {
+  /** A part searched on this thread, its answer held. */
+  const searchHere = async (unit: PartUnit): Promise<PartAnswer> => {
     const value = await parts.here(partJob(unit));
     held += weigh(value);
+    return value;
+  };
+  /** A part taken here, now. */
+  const here = async (unit: PartUnit): Promise<Started> => {
+    const value = await searchHere(unit);
     partsStarted++;
     return { unit, answer: Promise.resolve(value), done: { value }, inWorker: false };
   };
@@ -383,7 +387,7 @@ export async function* searchInParts(
         if (unit === undefined) break;
         // A part the Worker has no room for, and nothing before it: taken here.
         take();
-        head = await here(unit as { part: string });
+        head = await here(unit as PartUnit);
         // The Worker's word that it is up (or its answers) come between parts, not inside one.
         await new Promise((go) => setImmediate(go));
         started.push(head);
