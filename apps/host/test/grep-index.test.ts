@@ -99,6 +99,7 @@ function counted(workspace: Workspace): Workspace {
       async *searchFiles(path, query) {
         for await (const f of m.searchFiles(path, query)) {
           if ('noMatch' in f) ruledOut++;
+          else if ('noMatches' in f) ruledOut += f.noMatches.paths.length;
           yield f;
         }
       },
