@@ -113,8 +113,13 @@ describe('the packed packages, installed with bun add', () => {
       expect(existsSync(join(pkg, 'dist'))).toBe(true);
       expect({ name, src: existsSync(join(pkg, 'src')) }).toEqual({ name, src: false });
     }
-    // The bin's bytecode cache travels with it: without it every command parses the bundle.
-    expect(existsSync(join(installed, 'node_modules/@ws/host/dist/cli.js.jsc'))).toBe(true);
+    // The bin's bytecode cache travels with it: without it every command parses the bundle
+    // (and every grep's Worker its own, as it starts).
+    for (const file of ['cli.js', 'ws-command.js', 'ws-server.js', 'grep-engine.js', 'grep/worker.js', 'disk/walk-worker.js', 'store/postgres/worker.js']) {
+      const dist = join(installed, 'node_modules/@ws/host/dist');
+      const head = readFileSync(join(dist, file), 'utf8').slice(0, 200);
+      expect({ file, cached: existsSync(join(dist, `${file}.jsc`)), marked: head.includes('// @bun @bytecode') }).toEqual({ file, cached: true, marked: true });
+    }
   });
 
   test('it serves an SDK client over stdio: tools/list, a read, an edit, a materialize', async () => {
