@@ -137,6 +137,12 @@ interface CompiledRun {
   readonly cost: number;
   /** The run's bytes, where each element accepts one byte only: looked up whole (`bytesIndexOf`). */
   readonly needle?: Uint8Array;
+  /**
+   * Where the run has no needle: its longest stretch of elements that accept one byte each
+   * (two or more, `foo` of `foo\d`), looked up whole, and where it starts in the run; the
+   * rest of the run is checked around each place found.
+   */
+  readonly stretch?: { readonly bytes: Uint8Array; readonly at: number };
 }
 
 /**
@@ -168,7 +174,24 @@ function compileRun(run: readonly RunElement[], caseInsensitive: boolean): Compi
   for (let b = 0; b < 128; b++) if (tables[anchor][b]) anchorBytes.push(b);
   const single = tables.map((t) => (t.indexOf(1) === t.lastIndexOf(1) ? t.indexOf(1) : -1));
   const needle = bytesIndexOf !== undefined && !single.includes(-1) ? Uint8Array.from(single) : undefined;
-  return { length: run.length, tables, anchor, anchorBytes, cost, ...(needle === undefined ? {} : { needle }) };
+  const stretch = needle === undefined && bytesIndexOf !== undefined ? longestStretch(single) : undefined;
+  return { length: run.length, tables, anchor, anchorBytes, cost, ...(needle === undefined ? {} : { needle }), ...(stretch === undefined ? {} : { stretch }) };
+}
+
+/** The longest stretch of one-byte elements (`single[k]` not -1), two or more long; the first of equal length. */
+function longestStretch(single: readonly number[]): CompiledRun['stretch'] {
+  let best: { at: number; length: number } | undefined;
+  for (let k = 0; k < single.length; ) {
+    if (single[k] === -1) {
+      k++;
+      continue;
+    }
+    let end = k;
+    while (end < single.length && single[end] !== -1) end++;
+    if (end - k >= 2 && (best === undefined || end - k > best.length)) best = { at: k, length: end - k };
+    k = end;
+  }
+  return best === undefined ? undefined : { bytes: Uint8Array.from(single.slice(best.at, best.at + best.length)), at: best.at };
 }
 
 /** Where the run's bytes (its `needle`) first appear at or after `from`, looked up again only past the last place found. */
@@ -219,6 +242,17 @@ function findRun(r: CompiledRun, seen: Seen, bytes: Uint8Array, from: number, to
     const at = nextNeedle(r.needle, seen, bytes, from);
     return at !== -1 && at + r.length <= to ? at : -1;
   }
+  if (r.stretch !== undefined) {
+    // Each place of the stretch, leftmost first: the first where the whole run fits is the run's first place.
+    const { bytes: part, at: offset } = r.stretch;
+    for (let i = nextNeedle(part, seen, bytes, from + offset); i !== -1; i = nextNeedle(part, seen, bytes, i + 1)) {
+      const start = i - offset;
+      if (start + r.length > to) return -1;
+      if (matchesAt(r, bytes, start)) return start;
+      spend();
+    }
+    return -1;
+  }
   let best = -1;
   for (let j = 0; j < r.anchorBytes.length; j++) {
     let i = nextAnchor(r, seen, bytes, j, from + r.anchor);
@@ -261,6 +295,10 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
     const spend = () => {
       if (--budget === 0) out = true;
     };
+    if (chosen.stretch !== undefined) {
+      const found = findRun(chosen, unseen(chosen), bytes, 0, bytes.length, spend);
+      return found !== -1 || out;
+    }
     for (const a of chosen.anchorBytes) {
       let i = bytes.indexOf(a, chosen.anchor);
       while (i !== -1) {
