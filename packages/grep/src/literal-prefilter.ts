@@ -235,9 +235,10 @@ function nextAnchor(r: CompiledRun, seen: Seen, bytes: Uint8Array, j: number, fr
 
 /**
  * Where the run first starts in `bytes` at or after `from`, ending at or before `to`
- * (-1: nowhere). `spend` is told of each false start.
+ * (-1: nowhere). `spend` is told of each false start, and says whether the budget is
+ * spent: looking by a stretch then stops (the caller, seeing it spent, lets the bytes through).
  */
-function findRun(r: CompiledRun, seen: Seen, bytes: Uint8Array, from: number, to: number, spend: () => void): number {
+function findRun(r: CompiledRun, seen: Seen, bytes: Uint8Array, from: number, to: number, spend: () => boolean): number {
   if (r.needle !== undefined) {
     const at = nextNeedle(r.needle, seen, bytes, from);
     return at !== -1 && at + r.length <= to ? at : -1;
@@ -249,7 +250,7 @@ function findRun(r: CompiledRun, seen: Seen, bytes: Uint8Array, from: number, to
       const start = i - offset;
       if (start + r.length > to) return -1;
       if (matchesAt(r, bytes, start)) return start;
-      spend();
+      if (spend()) return -1;
     }
     return -1;
   }
@@ -294,6 +295,7 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
     let out = false;
     const spend = () => {
       if (--budget === 0) out = true;
+      return out;
     };
     if (chosen.stretch !== undefined) {
       const found = findRun(chosen, unseen(chosen), bytes, 0, bytes.length, spend);
@@ -328,6 +330,7 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
       let out = false;
       const spend = () => {
         if (--budget <= 0) out = true;
+        return out;
       };
       const p = compiled[pivot];
       const pivotSeen = unseen(p);

@@ -77,6 +77,10 @@ describe('mayMatch', () => {
     // Thousands of near misses of a run looked up by its rarest byte (either case: no
     // one string to look for): the filter gives up and says the file may match.
     expect(prefilter('zq', true)!.mayMatch(enc.encode('z.'.repeat(10_000)))).toBe(true);
+    // A stretch looked up whole (`foo` of `foo\d`) counts its near misses too.
+    expect(prefilter('foo\\d')!.mayMatch(enc.encode('foo.'.repeat(10_000)))).toBe(true);
+    expect(prefilter('foo\\d')!.mayMatchLine(enc.encode('foo.'.repeat(10_000)))).toBe(true);
+    expect(prefilter('foo\\d')!.mayMatch(enc.encode('foo.'.repeat(50)))).toBe(false);
   });
 
   test('a run with a class in it looks up its longest stretch of plain characters whole: near misses of its rarest byte cost nothing', () => {
