@@ -41,6 +41,21 @@ function flatten(offered: readonly SearchFile[]): { path: string; how: string; r
 
 const query = (pattern: string): SearchQuery => ({ pattern, caseInsensitive: false, fixedStrings: false, multiline: false });
 
+/**
+ * A long-running host over `files`, synced and its search index current: files are ruled out
+ * on either store (on PostgreSQL a search reads its blobs without grep's Workers, so only the
+ * index rules any out).
+ */
+async function indexedHost(files: Record<string, string>): Promise<Host> {
+  const root = tempDir('ws-no-matches-');
+  writeFiles(root, files);
+  const host = await openTestHost(testConfig(root, [{ name: 'work', path: '.', ignore: [], watch: 'always' }]), { watch: true });
+  hosts.push(host);
+  await handleToolCall(host.workspace, { name: 'sync', input: {} });
+  await host.indexer?.current();
+  return host;
+}
+
 async function offeredBy(host: Host, pattern: string): Promise<SearchFile[]> {
   const offered: SearchFile[] = [];
   for await (const f of host.workspace.mounts[0].searchFiles('', query(pattern))) offered.push(f);
@@ -53,12 +68,7 @@ describe('a store-backed search offers the files that hold no match as runs', ()
   const matching = paths.filter((p) => files[p].includes('createThing'));
 
   test('ruled out by the index: every file once, in order, the runs between the matches', async () => {
-    const root = tempDir('ws-no-matches-');
-    writeFiles(root, files);
-    const host = await openTestHost(testConfig(root, [{ name: 'work', path: '.', ignore: [], watch: 'always' }]), { watch: true });
-    hosts.push(host);
-    await handleToolCall(host.workspace, { name: 'sync', input: {} });
-    await host.indexer?.current();
+    const host = await indexedHost(files);
     expect(host.indexer).toBeDefined();
     const offered = await offeredBy(host, 'createThing');
     const flat = flatten(offered);
@@ -79,13 +89,7 @@ describe('a store-backed search offers the files that hold no match as runs', ()
   });
 
   test('the answer is the one the files give one by one: matches, counts and the page', async () => {
-    const root = tempDir('ws-no-matches-answer-');
-    writeFiles(root, files);
-    // Indexed, so files are ruled out on either store (on PostgreSQL a search reads its blobs without grep's Workers).
-    const host = await openTestHost(testConfig(root, [{ name: 'work', path: '.', ignore: [], watch: 'always' }]), { watch: true });
-    hosts.push(host);
-    await handleToolCall(host.workspace, { name: 'sync', input: {} });
-    await host.indexer?.current();
+    const host = await indexedHost(files);
     // The same mount with each run offered as its files one at a time, as before the runs.
     const mount = host.workspace.mounts[0];
     let runs = 0;
