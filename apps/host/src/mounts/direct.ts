@@ -16,6 +16,7 @@ import { CLAIM_FREE, CLAIM_HERE, claimPart, FULL, type PartAnswer } from '../gre
 import { removeLeftovers } from '../disk/walk-parallel.ts';
 import { walkRules } from '../disk/rules.ts';
 import { largeFile, largeSearchFile } from './large-file.ts';
+import { NoMatchRun } from './no-match-run.ts';
 import { mountWords } from './words.ts';
 
 /** Most entries one listing or search walks before it says it is incomplete. */
@@ -427,9 +428,9 @@ export async function* searchInParts(
       if (answer.temporary.length > 0) removeLeftovers(spec.root, answer.temporary);
       const paths = answer.paths === '' ? [] : answer.paths.split('\u0000');
       const base = seen;
-      // Files with no match, in a row, go to the search as one (`noMatches`): a step each was
-      // some 60 ms of a grep of the bench tree's 42,000 files on this thread.
-      let none: { paths: string[]; sizes: number[] } = { paths: [], sizes: [] };
+      // Files with no match, in a row, go to the search as one: a step each was some 60 ms of
+      // a grep of the bench tree's 42,000 files on this thread.
+      const none = new NoMatchRun();
       for (let k = 0; k < paths.length; k++) {
         if (base + answer.ordinals[k] > cap) {
           complete = false;
@@ -438,14 +439,11 @@ export async function* searchInParts(
         const v = answer.verdicts[k];
         const rel = paths[k];
         if (v !== null && 'none' in v) {
-          none.paths.push(rel);
-          none.sizes.push(v.none);
+          none.add(rel, v.none);
           continue;
         }
-        if (none.paths.length > 0) {
-          yield { noMatches: none };
-          none = { paths: [], sizes: [] };
-        }
+        const run = none.take();
+        if (run !== undefined) yield run;
         const file =
           v === null
             ? await searched(disk, words, offered(rel, await disk.read(rel, config.maxFileSize)))
@@ -459,7 +457,8 @@ export async function* searchInParts(
           noteFull();
         }
       }
-      if (none.paths.length > 0) yield { noMatches: none };
+      const run = none.take();
+      if (run !== undefined) yield run;
       if (!complete) break;
       seen = base + answer.seen;
       if (seen > cap) {

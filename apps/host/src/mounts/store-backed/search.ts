@@ -15,6 +15,7 @@ import type { BlobLookup } from '../../store/store.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
 import { passKeepingWalk, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
+import { NoMatchRun } from '../no-match-run.ts';
 
 export type { SearchItem } from './search-items.ts';
 
@@ -316,15 +317,10 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   const depth = ctx.prescanner === undefined || query === undefined ? 1 : (ctx.prescanner.longRunning === true ? 2 : 1) * ctx.prescanner.parallel + 1;
   // A one-shot command's batches are smaller: fewer bytes held at once (`ONE_SHOT_BATCH_FILES`).
   const limits = ctx.oneShot ? { files: ONE_SHOT_BATCH_FILES, bytes: BATCH_BYTES } : undefined;
-  // Files with no match, in a row, go to the search as one (`noMatches`): a step each through
-  // the generators between here and the search was most of a warm regex grep's time on
-  // this thread (some 37,000 files ruled out a grep of the bench tree).
-  let none: { paths: string[]; sizes: number[] } = { paths: [], sizes: [] };
-  const noMatches = () => {
-    const run = { noMatches: none };
-    none = { paths: [], sizes: [] };
-    return run;
-  };
+  // Files with no match, in a row, go to the search as one: a step each through the
+  // generators between here and the search was most of a warm regex grep's time on this
+  // thread (the index rules out some 37,000 files of the bench tree).
+  const none = new NoMatchRun();
   try {
     for await (const batch of aheadOf(batchesOf(plan.keys(), sizeOf, limits), (items) => readBatch(ctx, items, verdicts, ahead, lookup?.ids), depth)) {
       for (const i of batch.items) {
@@ -332,19 +328,20 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
         // Most files: one blob, read or ruled out (a plan holds tens of thousands, so this is kept short).
         if (item.source === 'workspace' && item.conflict === undefined && batch.error === undefined) {
           if ((out[i] & RULED) !== 0 || batch.none.has(item.hash)) {
-            none.paths.push(item.path);
-            none.sizes.push(item.size);
+            none.add(item.path, item.size);
             continue;
           }
           const bytes = batch.blobs.get(item.hash);
           const counted = bytes === undefined ? batch.counted.get(item.hash) : undefined;
           if (bytes === undefined && counted === undefined) continue;
-          if (none.paths.length > 0) yield noMatches();
+          const run = none.take();
+          if (run !== undefined) yield run;
           if (bytes !== undefined) yield { path: item.path, bytes };
           else if (counted !== undefined) yield { path: item.path, counted };
           continue;
         }
-        if (none.paths.length > 0) yield noMatches();
+        const run = none.take();
+        if (run !== undefined) yield run;
         let found: SearchFile[];
         try {
           if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
@@ -358,7 +355,8 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
         yield* found;
       }
       // A batch's run is told before the next batch is waited for: the search's progress and deadline see it.
-      if (none.paths.length > 0) yield noMatches();
+      const run = none.take();
+      if (run !== undefined) yield run;
     }
   } finally {
     // The Workers kept the store's file open from batch to batch: the search is over.
