@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runMatchJob } from '@ws/grep';
 import { handleToolCall, type Workspace } from '@ws/tools';
 import type { MountConfig } from '../src/config.ts';
-import { ahead, BATCH_BYTES, BATCH_FILES, batches, batchesOf, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, type Prescanner, READ_BATCH } from '../src/grep/prescan.ts';
+import { ahead, BATCH_BYTES, BATCH_FILES, batches, batchesOf, HEAP_CHECK_PACE, HeapBound, prescanJob, SEARCHED_COLLECT, type Prescanner, READ_BATCH, UNREAD_PACE } from '../src/grep/prescan.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { diskPort, diskReader } from '../src/disk/disk-port.ts';
 import { walkRules } from '../src/disk/rules.ts';
@@ -409,6 +409,27 @@ describe('the limits change no answer', () => {
       } finally {
         pool.close();
       }
+    }
+  });
+
+  test("a store's blob counted for a full page paces a one-shot caller at UNREAD_PACE of its size; one whose bytes come back, at all of it", async () => {
+    // Each blob 64,000 bytes, a collection every 128,000 searched.
+    const blob = new TextEncoder().encode('return x;\n'.repeat(6_400));
+    const pool = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 2 * blob.length });
+    try {
+      const items = Array.from({ length: 16 }, () => ({ codec: 'raw', packed: blob.slice() }));
+      const query = (full: boolean) => ({ pattern: 'return', caseInsensitive: false, fixedStrings: false, multiline: false, pageFull: () => full });
+      const counted = await pool.prescanner.run(prescanJob(query(true), items, blob.length));
+      expect(counted?.verdicts.every((v) => v !== null && typeof v === 'object' && 'counted' in v)).toBe(true);
+      // Their bytes stayed in the Worker: 16 blobs at a quarter of their size, two collections' worth.
+      expect(UNREAD_PACE).toBe(0.25);
+      expect((await pool.collections()).caller).toBe(2);
+      const back = await pool.prescanner.run(prescanJob(query(false), items.map((i) => ({ ...i, packed: blob.slice() })), blob.length));
+      expect(back?.verdicts.every((v) => v instanceof Uint8Array)).toBe(true);
+      // Their bytes came back: each counts whole, eight more.
+      expect((await pool.collections()).caller).toBe(10);
+    } finally {
+      pool.close();
     }
   });
 

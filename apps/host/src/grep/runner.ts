@@ -11,7 +11,7 @@
  */
 import { fullGC, heapSize } from 'bun:jsc';
 import type { MatchJob, MatchJobResult, MatchRunner, PatternOptions } from '@ws/grep';
-import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, WORKER_PART_PACE, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, type QuietJob, READ_BATCH, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
+import { CALLER_HEAP_BYTES, HEAP_CHECK_PACE, HeapBound, SEARCHED_COLLECT, WORKER_HEAP_BYTES, UNREAD_PACE, type PrescanAnswer, type Prescanner, type PrescanJob, type PrescanVerdict, type QuietJob, READ_BATCH, READ_MS, type ReadVerdict, type ScannedAhead, type WorkerReadVerdict, type WorkerVerdict } from './prescan.ts';
 import { type SentVerdict, takeVerdicts } from './verdict-wire.ts';
 import { type PartAnswer, type PartFound, type PartJob, searchPart } from './part-search.ts';
 import { workerUrl } from '../worker-file.ts';
@@ -447,7 +447,8 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     const verdicts = answer.verdicts.map((v): PrescanVerdict => {
       if (v === null || v === 'none') return v;
       if ('counted' in v) {
-        callerBound.searched(v.counted.size);
+        // Its bytes stayed in the Worker (`UNREAD_PACE`).
+        callerBound.searched(v.counted.size * UNREAD_PACE);
         return v;
       }
       callerBound.searched(v.bytes.length);
@@ -540,7 +541,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
             async part(job: PrescanJob): Promise<PartAnswer | undefined> {
               const answer = await batch<WorkerReadVerdict | null>(job, []);
               if (answer?.found === undefined || answer.verdicts.length !== answer.found.ordinals.length) return undefined;
-              return partBack(job, answer.found, answer.verdicts, answer.slow, WORKER_PART_PACE);
+              return partBack(job, answer.found, answer.verdicts, answer.slow, UNREAD_PACE);
             },
             async here(job: PrescanJob): Promise<PartAnswer> {
               hereArena ??= new Uint8Array(READ_BATCH.bytes);
