@@ -413,21 +413,23 @@ describe('the limits change no answer', () => {
   });
 
   test("a store's blob counted for a full page paces a one-shot caller at UNREAD_PACE of its size; one whose bytes come back, at all of it", async () => {
-    // Each blob 64,000 bytes, a collection every 128,000 searched.
+    // Each blob 64,000 bytes, a collection every 128,000 searched: made once that many have
+    // been counted since the last (what is counted past it goes with it).
     const blob = new TextEncoder().encode('return x;\n'.repeat(6_400));
-    const pool = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 2 * blob.length });
+    const every = 2 * blob.length;
+    const collectionsFor = (blobs: number, pace: number) => Math.floor(blobs / Math.ceil(every / (blob.length * pace)));
+    const pool = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: every });
     try {
       const items = Array.from({ length: 16 }, () => ({ codec: 'raw', packed: blob.slice() }));
       const query = (full: boolean) => ({ pattern: 'return', caseInsensitive: false, fixedStrings: false, multiline: false, pageFull: () => full });
       const counted = await pool.prescanner.run(prescanJob(query(true), items, blob.length));
       expect(counted?.verdicts.every((v) => v !== null && typeof v === 'object' && 'counted' in v)).toBe(true);
-      // Their bytes stayed in the Worker: 16 blobs at a quarter of their size, two collections' worth.
-      expect(UNREAD_PACE).toBe(0.25);
-      expect((await pool.collections()).caller).toBe(2);
+      // Their bytes stayed in the Worker: 16 blobs at UNREAD_PACE of their size (a quarter: two collections).
+      expect((await pool.collections()).caller).toBe(collectionsFor(16, UNREAD_PACE));
       const back = await pool.prescanner.run(prescanJob(query(false), items.map((i) => ({ ...i, packed: blob.slice() })), blob.length));
       expect(back?.verdicts.every((v) => v instanceof Uint8Array)).toBe(true);
-      // Their bytes came back: each counts whole, eight more.
-      expect((await pool.collections()).caller).toBe(10);
+      // Their bytes came back: each counts whole (eight collections more).
+      expect((await pool.collections()).caller).toBe(collectionsFor(16, UNREAD_PACE) + collectionsFor(16, 1));
     } finally {
       pool.close();
     }
