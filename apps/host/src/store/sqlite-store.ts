@@ -10,6 +10,7 @@ import type { Database, Statement } from 'bun:sqlite';
 import type { BranchMark, Evidence, Hash, PendingEffect, StoredPath, TreeEntry, VersionCause, VersionSource } from '@ws/reconcile';
 import { looksBinary } from '@ws/text';
 import { packBlob, packBlobSoon, unpackBlob } from './blob-codec.ts';
+import { repackBlob } from './repack.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
 import { type BlobLookup, type BranchInfo, childrenOf, type IndexTerm, type QuietRecord, type QuietRecords, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from './store.ts';
 
@@ -442,6 +443,7 @@ export class SqliteStore implements Store {
       unindexedHashes: prepare('SELECT hash FROM blob WHERE indexed <> 1'),
       indexText: prepare('INSERT INTO blob_text (rowid, text) VALUES (?, ?)'),
       setIndexed: prepare('UPDATE blob SET indexed = ? WHERE id = ?'),
+      repackBlob: prepare('UPDATE blob SET bytes = ? WHERE id = ?'),
       treeHash: prepare('SELECT hash, seq FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
       newestVersion: prepare('SELECT branch, hash, source FROM history WHERE mount = ? AND path = ? ORDER BY seq DESC LIMIT 1'),
       versionBySeq: prepare('SELECT seq, branch, mount, path, hash, size, at, source, moved_from FROM history WHERE seq = ?'),
@@ -864,11 +866,12 @@ export class SqliteStore implements Store {
     return this.guard('written', () => {
       if (this.db.inTransaction) return this.unindexedCount();
       const until = now() + budgetMs;
-      // One transaction per call: each blob's row is added and the blob marked together.
+      // One transaction per call: each blob's row is added, the blob packed again and marked together.
       const rows = this.q.unindexed.all(INDEX_BATCH) as { id: number; codec: string; bytes: Uint8Array }[];
       if (rows.length === 0) return 0;
-      // The index is derived from blobs that never change: its commits need no fsync of their
-      // own (a power loss may undo the last ones, whole, and the blobs are indexed again).
+      // The index (and a blob packed again) is derived from blobs that never change: its commits
+      // need no fsync of their own (a power loss may undo the last ones, whole — the blobs
+      // then keep their first packing, as good — and they are indexed again).
       // The next record's commit, at FULL, makes them durable with it.
       this.db.run('PRAGMA synchronous = NORMAL');
       try {
@@ -890,7 +893,12 @@ export class SqliteStore implements Store {
         const bytes = unpackBlob(r.codec, r.bytes);
         // Binary-looking text is kept out: a search always reads it (and reports it as binary).
         const indexable = !looksBinary(bytes) && !bytes.includes(0);
-        if (indexable) this.q.indexText.run(r.id, textDecoder.decode(bytes));
+        if (indexable) {
+          this.q.indexText.run(r.id, textDecoder.decode(bytes));
+          // Text grep reads is packed again to unpack sooner (`repack.ts`); the same bytes, in the same transaction.
+          const again = r.codec === 'zstd' ? repackBlob(bytes) : undefined;
+          if (again !== undefined) this.q.repackBlob.run(again, r.id);
+        }
         this.q.setIndexed.run(indexable ? 1 : 2, r.id);
         marked++;
       }

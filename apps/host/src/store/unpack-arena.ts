@@ -13,14 +13,9 @@
  * answer that is a view of the buffer ({@link UnpackArena.holds}) lasts until the next
  * `unpack`: a caller that keeps the bytes copies them.
  */
-import { dlopen, FFIType, ptr } from 'bun:ffi';
+import { ptr } from 'bun:ffi';
 import { unpackBlob } from './blob-codec.ts';
-
-interface Zstd {
-  readonly contentSize: (src: Uint8Array, length: number) => bigint | number;
-  readonly decompress: (dctx: unknown, dst: unknown, capacity: number, src: Uint8Array, length: number) => bigint | number;
-  readonly dctx: unknown;
-}
+import { libzstd } from './libzstd.ts';
 
 /**
  * The largest blob unpacked into the buffer (which grows to it and stays so); a larger
@@ -28,33 +23,6 @@ interface Zstd {
  * buffer for one huge file.
  */
 const LARGEST = 16 << 20;
-
-let bound: Zstd | null | undefined;
-
-function zstd(): Zstd | null {
-  if (bound !== undefined) return bound;
-  bound = null;
-  if (process.env.WS_ZSTD_FALLBACK === '1') return bound;
-  try {
-    const lib = dlopen(process.platform === 'darwin' ? 'libzstd.1.dylib' : 'libzstd.so.1', {
-      ZSTD_createDCtx: { args: [], returns: FFIType.ptr },
-      ZSTD_getFrameContentSize: { args: [FFIType.ptr, FFIType.u64], returns: FFIType.u64 },
-      ZSTD_decompressDCtx: { args: [FFIType.ptr, FFIType.ptr, FFIType.u64, FFIType.ptr, FFIType.u64], returns: FFIType.u64 },
-    });
-    // One context a thread, for the thread's life (a Worker ended for being stuck leaves its
-    // context, about 100 KiB, behind: that is rare, and the process ends it).
-    const dctx = lib.symbols.ZSTD_createDCtx();
-    if (dctx === null) return bound;
-    bound = {
-      contentSize: (src, length) => lib.symbols.ZSTD_getFrameContentSize(src, length),
-      decompress: (d, dst, capacity, src, length) => lib.symbols.ZSTD_decompressDCtx(d as never, dst as never, capacity, src, length),
-      dctx,
-    };
-  } catch {
-    // No libzstd here: every blob is unpacked as `unpackBlob` does it.
-  }
-  return bound;
-}
 
 /** One thread's buffer to unpack into. */
 export class UnpackArena {
@@ -67,14 +35,15 @@ export class UnpackArena {
 
   /** A blob's bytes from what a row keeps: a view of the buffer where libzstd unpacked it, else bytes of their own. */
   unpack(codec: string, packed: Uint8Array): Uint8Array {
-    const z = codec === 'zstd' && packed.length > 0 ? zstd() : null;
-    if (z === null) return unpackBlob(codec, packed);
+    const z = codec === 'zstd' && packed.length > 0 ? libzstd() : null;
+    const dctx = z?.dctx() ?? null;
+    if (z === null || dctx === null) return unpackBlob(codec, packed);
     const size = Number(z.contentSize(packed, packed.length));
     // libzstd's "unknown" and "error" sizes are near 2^64.
     if (!(size >= 0 && size <= LARGEST)) return unpackBlob(codec, packed);
     if (size === 0) return new Uint8Array(0);
     if (size > this.buffer.length) this.buffer = new Uint8Array(Math.max(size, this.buffer.length * 2));
-    const n = Number(z.decompress(z.dctx, ptr(this.buffer), this.buffer.length, packed, packed.length));
+    const n = Number(z.decompress(dctx, ptr(this.buffer), this.buffer.length, packed, packed.length));
     // A size that does not agree (an error code is near 2^64): unpacked as `unpackBlob` would, which says what is wrong.
     if (n !== size) return unpackBlob(codec, packed);
     return this.buffer.subarray(0, n);

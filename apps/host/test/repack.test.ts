@@ -1,0 +1,192 @@
+/**
+ * Blobs packed again for grep (`src/store/repack.ts`): a repacked frame is the blob's own
+ * bytes to Bun's decoder and to grep's Workers' (the arena), its literals are raw, it is
+ * only kept where it saves an eighth, and the store's indexer repacks text it indexes in
+ * the same transaction — never binary, never a raw row, never without libzstd.
+ */
+import { describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { sha256 } from '../src/host.ts';
+import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { repackBlob } from '../src/store/repack.ts';
+import { UnpackArena } from '../src/store/unpack-arena.ts';
+import { enc, seededRandom, tempDir } from './fixtures.ts';
+
+/**
+ * The literals section type of each compressed block of a zstd frame (RFC 8878: 0 raw,
+ * 1 RLE, 2 Huffman-coded, 3 Huffman-coded with the block before's table); raw and RLE
+ * blocks have none.
+ */
+function literalTypes(frame: Uint8Array): number[] {
+  const magic = (frame[0] | (frame[1] << 8) | (frame[2] << 16) | (frame[3] << 24)) >>> 0;
+  if (magic !== 0xfd2fb528) throw new Error('not a zstd frame');
+  const descriptor = frame[4];
+  const fcsFlag = descriptor >> 6;
+  const singleSegment = (descriptor >> 5) & 1;
+  const dictIdSize = [0, 1, 2, 4][descriptor & 3];
+  const fcsSize = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag];
+  let at = 5 + (singleSegment ? 0 : 1) + dictIdSize + fcsSize;
+  const types: number[] = [];
+  for (;;) {
+    const header = frame[at] | (frame[at + 1] << 8) | (frame[at + 2] << 16);
+    const last = header & 1;
+    const type = (header >> 1) & 3;
+    const size = header >> 3;
+    at += 3;
+    if (type === 2) types.push(frame[at] & 3);
+    // An RLE block holds one byte, whatever its size says.
+    at += type === 1 ? 1 : size;
+    if (last) break;
+  }
+  return types;
+}
+
+/** Source-like text: words from a small list, so it packs. */
+const sourceLike = fc
+  .array(fc.constantFrom('return', ' ', '\n', '\r\n', 'function', 'x', '\u00e9', '\uFEFF', '{}', '0123456789', 'const value = f(a, b);'), { minLength: 50, maxLength: 6000 })
+  .map((words) => enc(words.join('')));
+
+/** A long run of code lines of many words: several of zstd's 128 KiB blocks, Huffman-coded where Bun packs it. */
+function longSource(bytes: number): Uint8Array {
+  const random = seededRandom(11);
+  const words = ['function', 'return', 'const', 'value', 'Error', 'throw', 'new', 'if', 'else', 'for', 'let', 'await', 'async', 'index', 'length'];
+  let text = '';
+  while (text.length < bytes) {
+    const n = 3 + random(8);
+    const line: string[] = [];
+    for (let i = 0; i < n; i++) line.push(words[random(words.length)] + (random(4) === 0 ? String(random(1000)) : ''));
+    text += `${'  '.repeat(random(4))}${line.join(' ')};\n`;
+  }
+  return enc(text.slice(0, bytes));
+}
+
+describe('a blob packed again', () => {
+  test('is the blob’s own bytes to Bun’s decoder and to the arena, saves an eighth, and keeps its literals raw', () => {
+    const arena = new UnpackArena();
+    let repacked = 0;
+    fc.assert(
+      fc.property(sourceLike, (text) => {
+        const frame = repackBlob(text);
+        if (frame === undefined) return;
+        repacked++;
+        expect(new Uint8Array(Bun.zstdDecompressSync(frame))).toEqual(text);
+        expect(arena.unpack('zstd', frame)).toEqual(text);
+        expect(frame.length).toBeLessThanOrEqual(text.length - (text.length >> 3));
+        for (const type of literalTypes(frame)) expect(type).toBe(0);
+      }),
+      { numRuns: 200 },
+    );
+    // Most such texts pack well: the property was not met by handing every one back.
+    expect(repacked).toBeGreaterThan(150);
+  });
+
+  test('a text of many blocks: Bun’s frame codes its literals, the repacked one keeps them raw, and both unpack to it', () => {
+    const text = longSource(1 << 20);
+    const first = packBlob(text);
+    expect(first.codec).toBe('zstd');
+    // The parser sees coded literals where there are some (so the check below can fail).
+    expect(literalTypes(first.bytes).some((t) => t === 2 || t === 3)).toBe(true);
+    const frame = repackBlob(text);
+    if (frame === undefined) throw new Error('a megabyte of code was not repacked');
+    const types = literalTypes(frame);
+    expect(types.length).toBeGreaterThan(4);
+    expect(types.every((t) => t === 0)).toBe(true);
+    expect(Buffer.from(unpackBlob('zstd', frame)).equals(Buffer.from(text))).toBe(true);
+  });
+
+  test('is not made where raw literals would not save an eighth, nor of nothing', () => {
+    // 64 letters, evenly drawn: Huffman-coded, 6 bits a character (zstd saves a quarter); raw, none.
+    const random = seededRandom(5);
+    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const text = enc(Array.from({ length: 20_000 }, () => letters[random(64)]).join(''));
+    expect(packBlob(text).codec).toBe('zstd');
+    expect(repackBlob(text)).toBeUndefined();
+    expect(repackBlob(new Uint8Array(0))).toBeUndefined();
+  });
+});
+
+/** A store file's blob rows: codec and bytes by hash. */
+function rowsOf(path: string): Map<string, { codec: string; bytes: Uint8Array; indexed: number }> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const rows = db.query('SELECT hash, codec, bytes, indexed FROM blob').all() as { hash: string; codec: string; bytes: Uint8Array; indexed: number }[];
+    return new Map(rows.map((r) => [r.hash, { codec: r.codec, bytes: r.bytes, indexed: r.indexed }]));
+  } finally {
+    db.close();
+  }
+}
+
+/** The texts the store tests below put: packed text, short raw text, text that packs with coded literals only, and binary. */
+function blobs(): { text: Uint8Array[]; short: Uint8Array; dense: Uint8Array; binary: Uint8Array } {
+  const random = seededRandom(7);
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  return {
+    text: [longSource(300_000), enc('function thrown() { throw new TypeError("x"); }\r\n'.repeat(400)), enc(`\uFEFF${'é résumé naïve\n'.repeat(300)}`)],
+    // Under packBlob's least size, so kept raw, though it would pack: never rewritten as a frame.
+    short: enc('tiny text, '.repeat(40)),
+    dense: enc(Array.from({ length: 20_000 }, () => letters[random(64)]).join('')),
+    binary: Uint8Array.from({ length: 9_000 }, (_, i) => (i % 7 === 0 ? 0 : 65 + (i % 3))),
+  };
+}
+
+describe('the indexer packs text again', () => {
+  test('each zstd text blob it indexes, in the same transaction: read back byte for byte; raw, binary and dense rows kept as they were', async () => {
+    const path = join(tempDir('ws-repack-'), 'store.sqlite');
+    const store = await openStore(path);
+    const { text, short, dense, binary } = blobs();
+    const all = [...text, short, dense, binary];
+    for (const b of all) store.putBlob(sha256(b), b);
+    store.barrier();
+    const before = rowsOf(path);
+    expect(before.get(sha256(binary))?.codec).toBe('zstd');
+    while (store.indexSome(1000) > 0);
+    const after = rowsOf(path);
+    for (const t of text) {
+      const was = before.get(sha256(t));
+      const now = after.get(sha256(t));
+      expect(was?.codec).toBe('zstd');
+      expect(now?.codec).toBe('zstd');
+      expect(now?.indexed).toBe(1);
+      expect(literalTypes(now?.bytes as Uint8Array).every((type) => type === 0)).toBe(true);
+      expect(store.getBlob(sha256(t))).toEqual(t);
+    }
+    // The long text's first packing coded its literals: a row rewritten, not one that was raw already.
+    expect(literalTypes(before.get(sha256(text[0]))?.bytes as Uint8Array).some((type) => type === 2 || type === 3)).toBe(true);
+    for (const b of [short, dense, binary]) expect(after.get(sha256(b))?.bytes).toEqual(before.get(sha256(b))?.bytes as Uint8Array);
+    expect(after.get(sha256(binary))?.indexed).toBe(2);
+    // The index names what it names by the same bytes: a term of the long text finds it.
+    const lookup = store.blobsMayHold(['TypeError']);
+    expect(lookup.may.has(sha256(text[1]))).toBe(true);
+    for (const b of all) expect(store.getBlob(sha256(b))).toEqual(b);
+    store.close();
+  });
+
+  test('without libzstd (WS_ZSTD_FALLBACK=1) the indexer indexes and keeps every blob’s bytes as they were', async () => {
+    const dir = tempDir('ws-repack-');
+    const path = join(dir, 'store.sqlite');
+    // Text whose first packing codes its literals: a repacking would show.
+    const textFile = join(dir, 'text');
+    await Bun.write(textFile, longSource(200_000));
+    const script = `
+      import { openStore } from ${JSON.stringify(`${import.meta.dir}/../src/store/open-store.ts`)};
+      import { sha256 } from ${JSON.stringify(`${import.meta.dir}/../src/host.ts`)};
+      const store = await openStore(${JSON.stringify(path)});
+      const text = new Uint8Array(await Bun.file(${JSON.stringify(textFile)}).arrayBuffer());
+      store.putBlob(sha256(text), text);
+      store.barrier();
+      const { Database } = await import('bun:sqlite');
+      const read = () => { const db = new Database(${JSON.stringify(path)}, { readonly: true }); const r = db.query('SELECT bytes, indexed FROM blob').get(); db.close(); return r; };
+      const before = read();
+      while (store.indexSome(1000) > 0);
+      const after = read();
+      console.log(JSON.stringify({ same: Buffer.from(before.bytes).equals(Buffer.from(after.bytes)), indexed: after.indexed, named: store.blobsMayHold(['function']).may.has(sha256(text)) }));
+      store.close();
+    `;
+    const r = Bun.spawnSync(['bun', '-e', script], { env: { ...process.env, WS_ZSTD_FALLBACK: '1' } });
+    if (r.exitCode !== 0) throw new Error(r.stderr.toString());
+    expect(JSON.parse(r.stdout.toString())).toEqual({ same: true, indexed: 1, named: true });
+  });
+});
