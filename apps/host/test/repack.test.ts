@@ -189,4 +189,49 @@ describe('the indexer packs text again', () => {
     if (r.exitCode !== 0) throw new Error(r.stderr.toString());
     expect(JSON.parse(r.stdout.toString())).toEqual({ same: true, indexed: 1, named: true });
   });
+
+  test('an indexer SIGKILLed at seeded moments as it repacks leaves every blob its own bytes, and the next one finishes', async () => {
+    const dir = tempDir('ws-repack-kill-');
+    const path = join(dir, 'store.sqlite');
+    const store = await openStore(path);
+    const random = seededRandom(23);
+    const texts: Uint8Array[] = [];
+    for (let k = 0; k < 240; k++) texts.push(longSource(2_000 + random(60_000)).map((b, i) => (i === k ? 35 : b)));
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    store.close();
+    const script = `
+      import { openStore } from ${JSON.stringify(`${import.meta.dir}/../src/store/open-store.ts`)};
+      const store = await openStore(${JSON.stringify(path)});
+      console.log('open');
+      while (store.indexSome(3) > 0);
+      console.log('done');
+    `;
+    /** Every blob's row unpacks (Bun's decoder, and the store's read) to the bytes its hash names. */
+    const intact = async () => {
+      for (const [hash, row] of rowsOf(path)) expect(sha256(unpackBlob(row.codec, row.bytes))).toBe(hash);
+      const reopened = await openStore(path);
+      for (const t of texts) expect(reopened.getBlob(sha256(t))).toEqual(t);
+      reopened.close();
+    };
+    for (let kill = 0; kill < 4; kill++) {
+      const child = Bun.spawn(['bun', '-e', script], { stdout: 'pipe', stderr: 'ignore' });
+      // Killed once it has the store open, some way into its slices.
+      const reader = child.stdout.getReader();
+      await reader.read();
+      await Bun.sleep(20 + random(120));
+      child.kill('SIGKILL');
+      await child.exited;
+      await intact();
+    }
+    const rest = await openStore(path);
+    while (rest.indexSome(1000) > 0);
+    rest.close();
+    await intact();
+    const rows = rowsOf(path);
+    expect([...rows.values()].every((r) => r.indexed === 1)).toBe(true);
+    // The kills fell among rows repacked and rows not yet: all of them repacked in the end.
+    for (const t of texts) expect(literalTypes(rows.get(sha256(t))?.bytes as Uint8Array).every((type) => type === 0)).toBe(true);
+  });
 });
+
