@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { sha256 } from '../src/host.ts';
 import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
 import { openStore } from '../src/store/open-store.ts';
+import { compressionOf, LIBZSTD, libzstd } from '../src/store/libzstd.ts';
 import { repackBlob } from '../src/store/repack.ts';
 import { UnpackArena } from '../src/store/unpack-arena.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
@@ -95,6 +96,15 @@ describe('a blob packed again', () => {
     expect(types.length).toBeGreaterThan(4);
     expect(types.every((t) => t === 0)).toBe(true);
     expect(Buffer.from(unpackBlob('zstd', frame)).equals(Buffer.from(text))).toBe(true);
+  });
+
+  test('a library without the compression calls binds none, and libzstd’s unpacking stands alone', () => {
+    // The C library has no ZSTD_compress2: bound apart, its lack leaves unpacking alone (a libzstd older than 1.4).
+    expect(compressionOf('libc.so.6')).toBeNull();
+    expect(compressionOf(LIBZSTD)).not.toBeNull();
+    const z = libzstd();
+    expect(z).not.toBeNull();
+    expect(z?.dctx()).not.toBeNull();
   });
 
   test('is not made where raw literals would not save an eighth, nor of nothing', () => {

@@ -26,7 +26,7 @@ const SCRATCH_MOST = 4 << 20;
 /** `bytes` packed again with raw literals (see the rule above), or undefined: keep the blob as it is. */
 export function repackBlob(bytes: Uint8Array): Uint8Array | undefined {
   if (bytes.length === 0) return undefined;
-  const z = libzstd();
+  const z = libzstd()?.compression ?? null;
   const cctx = z?.cctx() ?? null;
   if (z === null || cctx === null) return undefined;
   try {
