@@ -38,9 +38,14 @@ export async function packBlobSoon(bytes: Uint8Array): Promise<{ codec: BlobCode
   return chosen(bytes, await Bun.zstdCompress(bytes, { level: LEVEL }));
 }
 
-/** The packed bytes where they save at least an eighth, else the raw ones: text that doesn't pack is read back faster raw. */
+/** Whether `packed` bytes of a blob of `size` save at least an eighth: text that packs less is read back faster raw. */
+export function packsEnough(size: number, packed: number): boolean {
+  return packed <= size - (size >> 3);
+}
+
+/** The packed bytes where they save at least an eighth ({@link packsEnough}), else the raw ones. */
 function chosen(bytes: Uint8Array, packed: Uint8Array): { codec: BlobCodec; bytes: Uint8Array } {
-  return packed.length <= bytes.length - (bytes.length >> 3) ? { codec: 'zstd', bytes: packed } : { codec: 'raw', bytes };
+  return packsEnough(bytes.length, packed.length) ? { codec: 'zstd', bytes: packed } : { codec: 'raw', bytes };
 }
 
 /** A blob's bytes from what a row keeps. */

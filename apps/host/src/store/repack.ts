@@ -11,9 +11,10 @@
  * codec stays `zstd`), and it is only ever the blob's own bytes — each is unpacked by
  * Bun's decoder and compared before it is handed out; undefined (the blob kept as it is)
  * where libzstd can't be loaded, where anything fails, where the check does not agree, or
- * where the frame would not save an eighth of the text (`packBlob`'s rule for `zstd`).
+ * where the frame would not save an eighth of the text (`packBlob`'s rule, `packsEnough`).
  */
 import { ptr } from 'bun:ffi';
+import { packsEnough } from './blob-codec.ts';
 import { libzstd, ZSTD_C_COMPRESSION_LEVEL, ZSTD_C_LITERAL_COMPRESSION_MODE, ZSTD_PS_DISABLE } from './libzstd.ts';
 
 /** zstd's level for a repacked blob: level 1 with raw literals packs a tenth larger again (80.2 MB), for 8% quicker unpacking. */
@@ -39,7 +40,7 @@ export function repackBlob(bytes: Uint8Array): Uint8Array | undefined {
     const code = z.compress(cctx, ptr(out), out.length, bytes, bytes.length);
     if (z.isError(code)) return undefined;
     const n = Number(code);
-    if (n > bytes.length - (bytes.length >> 3)) return undefined;
+    if (!packsEnough(bytes.length, n)) return undefined;
     const frame = out.slice(0, n);
     // Checked by Bun's own zstd, which every reader falls back to, not only by the library that made it.
     const back = Bun.zstdDecompressSync(frame);

@@ -443,7 +443,7 @@ export class SqliteStore implements Store {
       unindexedHashes: prepare('SELECT hash FROM blob WHERE indexed <> 1'),
       indexText: prepare('INSERT INTO blob_text (rowid, text) VALUES (?, ?)'),
       setIndexed: prepare('UPDATE blob SET indexed = ? WHERE id = ?'),
-      repackBlob: prepare('UPDATE blob SET bytes = ? WHERE id = ?'),
+      setBytes: prepare('UPDATE blob SET bytes = ? WHERE id = ?'),
       treeHash: prepare('SELECT hash, seq FROM tree WHERE branch = ? AND mount = ? AND path = ?'),
       newestVersion: prepare('SELECT branch, hash, source FROM history WHERE mount = ? AND path = ? ORDER BY seq DESC LIMIT 1'),
       versionBySeq: prepare('SELECT seq, branch, mount, path, hash, size, at, source, moved_from FROM history WHERE seq = ?'),
@@ -897,7 +897,7 @@ export class SqliteStore implements Store {
           this.q.indexText.run(r.id, textDecoder.decode(bytes));
           // Text grep reads is packed again to unpack sooner (`repack.ts`); the same bytes, in the same transaction.
           const again = r.codec === 'zstd' ? repackBlob(bytes) : undefined;
-          if (again !== undefined) this.q.repackBlob.run(again, r.id);
+          if (again !== undefined) this.q.setBytes.run(again, r.id);
         }
         this.q.setIndexed.run(indexable ? 1 : 2, r.id);
         marked++;
