@@ -20,7 +20,7 @@ export interface Libzstd {
 
 /** libzstd's compression with parameters (`ZSTD_compress2`). */
 export interface Compression {
-  /** This thread's compression context (made on first use, kept: about 1.2 MiB at level 3); null where it could not be made. */
+  /** This thread's compression context (made on first use, kept: up to about 3.5 MiB at level 6, once a blob of a megabyte or more was packed); null where it could not be made. */
   readonly cctx: () => unknown;
   readonly reset: (cctx: unknown) => bigint | number;
   readonly setParameter: (cctx: unknown, parameter: number, value: number) => bigint | number;
@@ -31,6 +31,7 @@ export interface Compression {
 
 /** `ZSTD_cParameter` values (zstd.h; the literal mode is among its experimental ones, stable since 1.4). */
 export const ZSTD_C_COMPRESSION_LEVEL = 100;
+export const ZSTD_C_MIN_MATCH = 105;
 export const ZSTD_C_LITERAL_COMPRESSION_MODE = 1002;
 /** `ZSTD_ps_disable`: literals kept as they are, not Huffman-coded. */
 export const ZSTD_PS_DISABLE = 2;

@@ -1,11 +1,11 @@
 /**
  * A blob packed again for grep: a zstd frame whose literals are kept as they are, not
- * Huffman-coded. Unpacking such a frame copies its literals instead of decoding them, and
- * builds no Huffman table a frame — most of the cost of unpacking a small blob. Over the
- * bench store's 37,955 blobs (one thread, libzstd): unpacking every one 215 → 159 ms,
- * the packed bytes 66.9 → 72.5 MB (level 1 with Huffman-coded literals, as a sync packs,
- * against level 3 with raw ones, as here); the host README, "Text packed again, its
- * literals raw".
+ * Huffman-coded, and whose matches are seven bytes or longer. Unpacking such a frame
+ * copies its literals instead of decoding them, and builds no Huffman table a frame — most
+ * of the cost of unpacking a small blob. Over the bench store's 37,955 blobs (one thread,
+ * libzstd): unpacking every one 215 → 159 ms, the packed bytes 66.9 → 72.5 MB (level 1
+ * with Huffman-coded literals, as a sync packs, against level 3 with raw ones); the host
+ * README, "Text packed again, its literals raw".
  *
  * The one rule: a repacked frame is any zstd decoder's frame (Bun's reads it; the row's
  * codec stays `zstd`), and it is only ever the blob's own bytes — each is unpacked by
@@ -15,10 +15,18 @@
  */
 import { ptr } from 'bun:ffi';
 import { packsEnough } from './blob-codec.ts';
-import { libzstd, ZSTD_C_COMPRESSION_LEVEL, ZSTD_C_LITERAL_COMPRESSION_MODE, ZSTD_PS_DISABLE } from './libzstd.ts';
+import { libzstd, ZSTD_C_COMPRESSION_LEVEL, ZSTD_C_LITERAL_COMPRESSION_MODE, ZSTD_C_MIN_MATCH, ZSTD_PS_DISABLE } from './libzstd.ts';
 
-/** zstd's level for a repacked blob: level 1 with raw literals packs a tenth larger again (80.2 MB), for 8% quicker unpacking. */
-const REPACK_LEVEL = 3;
+/**
+ * zstd's level for a repacked blob, and its shortest match (zstd's longest such limit).
+ * Unpacking copies a match at a time, so fewer and longer matches unpack sooner: over the
+ * bench store's blobs, level 3 with zstd's own shortest match 164 ms, level 6 with 7 bytes
+ * 131–134 ms (level 9 127–132, with a context kept four times larger), each packing within
+ * 1% of 72.5 MB; level 1 with raw literals packs a tenth larger. The host README, "Longer
+ * matches".
+ */
+export const REPACK_LEVEL = 6;
+const REPACK_MIN_MATCH = 7;
 
 /** One thread's buffer to compress into, grown to the largest frame met up to {@link SCRATCH_MOST}; a larger one gets its own. */
 let scratch = new Uint8Array(0);
@@ -37,6 +45,7 @@ export function repackBlob(bytes: Uint8Array): Uint8Array | undefined {
     if (z.isError(z.reset(cctx))) return undefined;
     if (z.isError(z.setParameter(cctx, ZSTD_C_COMPRESSION_LEVEL, REPACK_LEVEL))) return undefined;
     if (z.isError(z.setParameter(cctx, ZSTD_C_LITERAL_COMPRESSION_MODE, ZSTD_PS_DISABLE))) return undefined;
+    if (z.isError(z.setParameter(cctx, ZSTD_C_MIN_MATCH, REPACK_MIN_MATCH))) return undefined;
     const code = z.compress(cctx, ptr(out), out.length, bytes, bytes.length);
     if (z.isError(code)) return undefined;
     const n = Number(code);
