@@ -3,7 +3,10 @@
  * 40,000 files of real source text), against the commands people compare it with, each
  * pair timed in turn in this run:
  * - grep: `ws call grep` (a whole process) and a call over MCP to a warm `ws mcp`, on a
- *   direct and on a store-backed mount, against `rg -n --crlf` as a whole process;
+ *   direct and on a store-backed mount, against `rg -n --crlf` as a whole process — the
+ *   warm store-backed server as it meets a pattern the first time (it remembers no
+ *   search: `WS_GREP_REMEMBER=0`), and beside it one that ran the search before, timing
+ *   the same grep again and the next page it said to continue with;
  * - sync with nothing changed against `git status`; the first sync against
  *   `git hash-object --stdin-paths` over the same files;
  * - the store's size against the tree's text; peak RSS of a grep and of a first sync;
@@ -24,7 +27,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { lines } from './lines.ts';
 import { realTree, reference } from './real-tree.ts';
 
@@ -126,16 +129,24 @@ function target(label: string, value: number, max: number, unit = '×'): void {
   console.log(`  ${label}: ${value.toFixed(2)}${unit} (target ≤ ${max}${unit}) ${value <= max ? 'met' : 'NOT MET'}`);
 }
 
-async function warmClient(configFile: string): Promise<Client> {
+/** A warm `ws mcp` on `configFile`; `env` beside the environment a client gives a server by default. */
+async function warmClient(configFile: string, env: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: 'bun', args: [CLI, '--config', configFile, 'mcp'], stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: 'bun', args: [CLI, '--config', configFile, 'mcp'], stderr: 'ignore', env: { ...getDefaultEnvironment(), ...env } }));
   return client;
 }
 
-async function mcpGrep(client: Client, pattern: string): Promise<number> {
+async function mcpGrep(client: Client, pattern: string, offset?: number): Promise<number> {
   const t = performance.now();
-  await client.callTool({ name: 'grep', arguments: { pattern } });
+  await client.callTool({ name: 'grep', arguments: { pattern, ...(offset === undefined ? {} : { offset }) } });
   return performance.now() - t;
+}
+
+/** Where the first page of `pattern`'s grep says to go on (`continue with offset=N`), or undefined where it is whole. */
+async function nextOffset(client: Client, pattern: string): Promise<number | undefined> {
+  const answer = JSON.stringify(await client.callTool({ name: 'grep', arguments: { pattern } }));
+  const at = /continue with offset=(\d+)/.exec(answer);
+  return at === null ? undefined : Number(at[1]);
 }
 
 function sizeOf(path: string): number {
@@ -175,7 +186,9 @@ try {
   if (part('store') || part('grep')) {
     if (!part('first-sync')) await run(['bun', BIN, '--config', store, 'sync']);
     // A warm server builds the index while idle; the greps below are timed once it is current.
-    warmStore = await warmClient(watched);
+    // Target 1 times a pattern as a server meets it the first time: this server remembers
+    // no search (`WS_GREP_REMEMBER=0`); another one, which does, times a search again.
+    warmStore = await warmClient(watched, { WS_GREP_REMEMBER: '0' });
     const indexMs = await indexBuilt(join(work, 'store.sqlite'));
     console.log(`the index, built in the background by a warm server: ${(indexMs / 1000).toFixed(1)} s`);
     const storeBytes = sizeOf(join(work, 'store.sqlite'));
@@ -239,9 +252,10 @@ try {
     const filled = await run(['bun', CLI, '--config', store, 'sync']);
     if (filled.code !== 0) throw new Error(`ws sync exited ${filled.code}`);
   }
-  const warmStoreReady = warmStore ?? (await warmClient(watched));
+  const warmStoreReady = warmStore ?? (await warmClient(watched, { WS_GREP_REMEMBER: '0' }));
   if (warmStore === undefined) await indexBuilt(join(work, 'store.sqlite'));
   const warmDirect = await warmClient(direct);
+  const remembering = await warmClient(watched);
   try {
     for (const { name, pattern } of PATTERNS) {
       // Warm: the server's first call settles the tree; a few more, as a working session makes, warm its code and caches.
@@ -275,10 +289,22 @@ try {
       target('peak RSS of a direct grep', peak / 2 ** 20, 120, ' MiB');
       // The embedded default's mount is store-backed: its one-shot grep is held to the same bound.
       target('peak RSS of a store-backed grep', storePeak / 2 ** 20, 120, ' MiB');
+      if (name === 'common word') continue;
+      // A server that ran this search before (its first page, as a working session would):
+      // the same grep again, and the page it said to continue with.
+      const offset = await nextOffset(remembering, pattern);
+      await mcpGrep(remembering, pattern);
+      const [ref2, again, next] = await paired([
+        async () => (await run([rg, '-n', '--crlf', pattern, '.'])).ms,
+        () => mcpGrep(remembering, pattern),
+        () => mcpGrep(remembering, pattern, offset),
+      ]);
+      console.log(`  over MCP, warm, store-backed, the search again: ${ratio(again, ref2)}×; ${offset === undefined ? 'the same page' : `its next page (offset=${offset})`}: ${ratio(next, ref2)}× (rg ${ref2.toFixed(0)} ms)`);
     }
   } finally {
     await warmStoreReady.close();
     await warmDirect.close();
+    await remembering.close();
   }
   }
 } finally {

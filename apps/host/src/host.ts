@@ -10,6 +10,7 @@ import type { DiskPort, Hasher } from '@ws/reconcile';
 import type { Mount, Workspace } from '@ws/tools';
 import type { HostConfig } from './config.ts';
 import { insideRel } from './disk/contain.ts';
+import { NoLineMemo } from './grep/no-line-memo.ts';
 import { grepWorkers } from './grep/runner.ts';
 import { CallTracker } from './calls.ts';
 import type { Indexer } from './index/indexer.ts';
@@ -93,6 +94,10 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
   // the mounts hand them files to search ahead, on every core (a long-running host's even on two).
   const workers = grepWorkers({ longRunning: options.watch });
   const { prescanner } = workers;
+  // A long-running host's greps remember the blobs a search found no line in, for the
+  // searches made last (`grep/no-line-memo.ts`); `WS_GREP_REMEMBER=0` has each scan as the
+  // first does (the bench times a pattern a server meets for the first time so).
+  const noLines = options.watch && process.env.WS_GREP_REMEMBER !== '0' ? new NoLineMemo() : undefined;
   const mounts: Mount[] = [];
   const storeMounts: StoreMount[] = [];
   const storeMount = store === undefined || storeModule === undefined ? undefined : (await storeModule).storeMount;
@@ -102,7 +107,7 @@ export async function openHost(config: HostConfig, options: HostOptions): Promis
       mounts.push(directMount(m, storeRel, undefined, prescanner));
     } else {
       const wrap = options.wrapDisk;
-      const sm = storeMount(m, { store, lock, hash: sha256, storeRel, prescanner, oneShot: !options.watch, ...(wrap ? { wrapDisk: (d: DiskPort) => wrap(m.name, d) } : {}) });
+      const sm = storeMount(m, { store, lock, hash: sha256, storeRel, prescanner, ...(noLines === undefined ? {} : { noLines }), oneShot: !options.watch, ...(wrap ? { wrapDisk: (d: DiskPort) => wrap(m.name, d) } : {}) });
       mounts.push(sm);
       storeMounts.push(sm);
     }

@@ -9,6 +9,7 @@ import type { DiskPort, PassResult, Reconciler, Work as ReconcileWork, Scope, Ta
 import type { ReadOutcome, SearchFile, Work } from '@ws/tools';
 import type { MountConfig } from '../../config.ts';
 import type { NameWalk } from '../../disk/disk-port.ts';
+import type { NoLineMemo } from '../../grep/no-line-memo.ts';
 import type { Prescanner } from '../../grep/prescan.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
@@ -82,6 +83,8 @@ export interface StoreMountContext {
   readonly quietDisk?: QuietDisk;
   /** grep's Workers, which search ahead of a search (`grep/prescan.ts`), where the host has them. */
   readonly prescanner?: Prescanner;
+  /** The blobs a long-running host's searches found no line in, by search (`grep/no-line-memo.ts`); none in a one-shot command. */
+  readonly noLines?: NoLineMemo;
   /** Runs a pass, remembering what a whole-mount pass passed over (for status from the store). */
   pass(scope: Scope, options?: PassOptions): Promise<PassResult>;
   /** What the mount remembers between calls. */

@@ -12,6 +12,7 @@ import type { MountConfig } from '../../config.ts';
 import { diskPort } from '../../disk/disk-port.ts';
 import { walkRules } from '../../disk/rules.ts';
 import { largeFile, largeSearchFile } from '../large-file.ts';
+import type { NoLineMemo } from '../../grep/no-line-memo.ts';
 import type { Prescanner } from '../../grep/prescan.ts';
 import type { Lock } from '../../store/lock.ts';
 import type { Store } from '../../store/store.ts';
@@ -45,6 +46,8 @@ export interface StoreMountDeps {
   readonly wrapDisk?: (disk: DiskPort) => DiskPort;
   /** grep's Workers, which search ahead of a search (`grep/prescan.ts`). */
   readonly prescanner?: Prescanner;
+  /** The blobs searches found no line in, by search: a long-running host's, shared by its store's mounts (`grep/no-line-memo.ts`). */
+  readonly noLines?: NoLineMemo;
   /** The host serves one command: the store's scans are let go after each pass (`Store.forgetScans`). */
   readonly oneShot?: boolean;
 }
@@ -132,6 +135,7 @@ function contextOf(config: MountConfig, deps: StoreMountDeps): StoreMountContext
       return result;
     },
     ...(deps.prescanner ? { prescanner: deps.prescanner } : {}),
+    ...(deps.noLines ? { noLines: deps.noLines } : {}),
     ...(deps.wrapDisk === undefined ? { quietDisk: realDisk } : {}),
     memory: { acceptingNewRoot: false, lastPassedOver: {}, watch: undefined, passedSinceWatch: false },
   };

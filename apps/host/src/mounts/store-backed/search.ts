@@ -16,6 +16,7 @@ import { type StoreMountContext, scopeOf } from './context.ts';
 import { passKeepingWalk, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
 import { NoMatchRun } from '../no-match-run.ts';
+import { type NoLines, searchKey } from '../../grep/no-line-memo.ts';
 
 export type { SearchItem } from './search-items.ts';
 
@@ -160,12 +161,17 @@ export async function searchPlan(ctx: StoreMountContext, path: string, settled: 
  */
 const AHEAD_MISSES = 3;
 
-/** How a search reads ahead: in Workers while `on`, how many batches failed there, and whether they read the store's file (which they are told to let go at the end). */
+/**
+ * How a search reads ahead: in Workers while `on`, how many batches failed there, whether
+ * they read the store's file (which they are told to let go at the end), and the blobs a
+ * long-running host's searches found no line of matching under this search (`noLines`).
+ */
 interface Ahead {
   readonly query: SearchQuery;
   on: boolean;
   misses: number;
   readFile: boolean;
+  readonly noLines?: NoLines;
 }
 
 /** The index's verdict on each planned file, by its place in the plan: {@link RULED} and {@link CONFLICT_RULED}. */
@@ -233,7 +239,13 @@ function wantedOf(items: readonly number[], { plan, out }: Verdicts): string[] {
 async function readBatch(ctx: StoreMountContext, items: readonly number[], verdicts: Verdicts, ahead: Ahead | undefined, ids?: BlobLookup['ids']): Promise<ReadBatch> {
   const none = new Set<string>();
   const counted = new Map<string, Counted['counted']>();
-  const wanted = wantedOf(items, verdicts);
+  const known = ahead?.noLines;
+  // Blobs this search (the same pattern and options) found no line in before: neither read nor scanned again.
+  const wanted: string[] = [];
+  for (const h of wantedOf(items, verdicts)) {
+    if (known?.has(h)) none.add(h);
+    else wanted.push(h);
+  }
   try {
     if (wanted.length === 0) return { items, blobs: new Map(), none, counted };
     const { store, prescanner } = ctx;
@@ -254,8 +266,10 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
       const left: string[] = [];
       wanted.forEach((h, k) => {
         const v = answer?.verdicts[k] ?? null;
-        if (v === 'none') none.add(h);
-        else if (v !== null && 'counted' in v) counted.set(h, v.counted);
+        if (v === 'none') {
+          none.add(h);
+          known?.add(h);
+        } else if (v !== null && 'counted' in v) counted.set(h, v.counted);
         else if (v !== null) blobs.set(h, v);
         else left.push(h);
       });
@@ -275,8 +289,10 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
     if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
     hashes.forEach((h, k) => {
       const v = answer?.verdicts[k] ?? null;
-      if (v === 'none') none.add(h);
-      else if (v !== null && 'counted' in v) counted.set(h, v.counted);
+      if (v === 'none') {
+        none.add(h);
+        known?.add(h);
+      } else if (v !== null && 'counted' in v) counted.set(h, v.counted);
       else if (v !== null) blobs.set(h, v);
       else {
         const p = packed.get(h) as { codec: string; bytes: Uint8Array };
@@ -310,7 +326,8 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
     if (item.source !== 'workspace') return 0;
     return ((out[i] & RULED) === 0 ? item.size : 0) + (item.conflict !== undefined && (out[i] & CONFLICT_RULED) === 0 ? item.conflict.size : 0);
   };
-  const ahead: Ahead | undefined = query === undefined ? undefined : { query, on: true, misses: 0, readFile: false };
+  const noLines = query === undefined ? undefined : ctx.noLines?.search(searchKey(prescanJob(query, [], 0)));
+  const ahead: Ahead | undefined = query === undefined ? undefined : { query, on: true, misses: 0, readFile: false, ...(noLines === undefined ? {} : { noLines }) };
   // Batches in flight: one a Worker and one more; a long-running host's search keeps two
   // a Worker (`Prescanner.longRunning`: a warm regex grep took some 5% less time than with
   // one), where a one-shot command's caller shares the cores with its Worker.
