@@ -12,9 +12,10 @@ import { looksBinary } from '@ws/text';
 import { packBlob, packBlobSoon, unpackBlob } from './blob-codec.ts';
 import { repackBlob } from './repack.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
-import { type BlobLookup, type BranchInfo, childrenOf, type IndexTerm, type QuietRecord, type QuietRecords, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from './store.ts';
+import { type BlobLookup, type BranchInfo, childrenOf, hashKey, type IndexTerm, type QuietRecord, type QuietRecords, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
+export { hashKey } from './store.ts';
 export type { BranchInfo, Version } from './store.ts';
 
 /** The branch a new store starts on. */
@@ -150,19 +151,6 @@ function casings(gram: string): string[] {
   return forms;
 }
 
-/**
- * A hash's first 52 bits (13 hex digits), as a number: what a lookup keeps a named blob by.
- * Read digit by digit, with no string cut from the hash: a search asks it of every file.
- */
-export function hashKey(hash: Hash): number {
-  let key = 0;
-  for (let i = 0; i < 13; i++) {
-    const c = hash.charCodeAt(i);
-    // `0`–`9`, then `a`–`f` (the host writes hashes in lower case).
-    key = key * 16 + (c <= 57 ? c - 48 : c - 87);
-  }
-  return key;
-}
 
 /**
  * The blobs a lookup names, each by its hash's first 52 bits with its row id, in two
@@ -201,6 +189,7 @@ function namedBlobs(rows: Iterable<{ readonly id: number; readonly hash: Hash }>
       return i < 0 ? undefined : ids[i];
     },
     size: keys.length,
+    sortedKeys: keys,
   };
 }
 

@@ -57,8 +57,12 @@ export type IndexTerm = string | readonly string[];
  * one it named: a blob it wrongly keeps in is searched, and found to hold no match.
  */
 export interface BlobLookup {
-  /** Indexed blobs whose text may hold every term (a superset of those that do); `size`: how many the index named. */
-  readonly may: { has(hash: Hash): boolean; readonly size: number };
+  /**
+   * Indexed blobs whose text may hold every term (a superset of those that do); `size`: how
+   * many the index named; `sortedKeys`, where the store keeps them so: each named blob's
+   * {@link hashKey}, in order — a blob whose hash has one of them may hold the terms.
+   */
+  readonly may: { has(hash: Hash): boolean; readonly size: number; readonly sortedKeys?: Float64Array };
   /** Blobs the index does not cover (not yet indexed, or kept out): any of them may hold the terms. */
   readonly unindexed: ReadonlySet<Hash>;
   /**
@@ -68,6 +72,20 @@ export interface BlobLookup {
    * wrongly kept blob is given is another's).
    */
   readonly ids?: { get(hash: Hash): number | undefined };
+}
+
+/**
+ * A hash's first 52 bits (13 hex digits), as a number: what a lookup keeps a named blob by.
+ * Read digit by digit, with no string cut from the hash: a search asks it of every file.
+ */
+export function hashKey(hash: Hash): number {
+  let key = 0;
+  for (let i = 0; i < 13; i++) {
+    const c = hash.charCodeAt(i);
+    // `0`–`9`, then `a`–`f` (the host writes hashes in lower case).
+    key = key * 16 + (c <= 57 ? c - 48 : c - 87);
+  }
+  return key;
 }
 
 /** A file a branch's tree holds, with its entry. */

@@ -8,10 +8,11 @@
  * — and the index only ever leaves out files that have no matching line, so the answer is
  * the one a scan of every file gives.
  */
+import type { StoredPath } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
 import { ahead as aheadOf, BATCH_BYTES, batchesOf, type Counted, ONE_SHOT_BATCH_FILES, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
-import type { BlobLookup } from '../../store/store.ts';
+import { type BlobLookup, hashKey } from '../../store/store.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
 import { passKeepingWalk, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
@@ -21,6 +22,55 @@ import { type NoLines, searchKey } from '../../grep/no-line-memo.ts';
 export type { SearchItem } from './search-items.ts';
 
 /**
+ * Each plan made from a store's records, by the records it was made of (null: they
+ * settled nothing). The store hands out the same records again (`Store.scan`'s cache)
+ * until anything is written, here or by another connection, so a warm server's greps of
+ * an unchanged tree plan once, and judge each file by its blob's place ({@link PlanKeys}).
+ */
+const plans = new WeakMap<object, SearchItem[] | null>();
+
+/**
+ * Where each blob of a plan made from records lies in it, by its hash's key (`hashKey`),
+ * and the plan's verdicts with every workspace file ruled out: a search whose lookup gives
+ * its named blobs' keys (`BlobLookup.may.sortedKeys`) judges the plan by the few blobs
+ * named, not each of its tens of thousands of files by its hash (some 6 ms a warm grep of
+ * the bench tree). Made on a plan's second search: a plan searched once judges as before.
+ */
+interface PlanKeys {
+  readonly places: Map<number, number | number[]>;
+  readonly allRuled: Uint8Array;
+}
+const planKeys = new WeakMap<readonly SearchItem[], PlanKeys | null>();
+/** Plans made from records that were searched again. */
+const searchedAgain = new WeakSet<readonly SearchItem[]>();
+
+/** `plan`'s keys (undefined: not a plan made from records, or searched once only so far, or one holding a conflict). */
+function keysOf(plan: readonly SearchItem[]): PlanKeys | undefined {
+  if (!searchedAgain.has(plan)) return undefined;
+  const known = planKeys.get(plan);
+  if (known !== undefined) return known ?? undefined;
+  const places = new Map<number, number | number[]>();
+  const allRuled = new Uint8Array(plan.length);
+  for (let i = 0; i < plan.length; i++) {
+    const item = plan[i];
+    if (item.source !== 'workspace') continue;
+    if (item.conflict !== undefined) {
+      planKeys.set(plan, null);
+      return undefined;
+    }
+    allRuled[i] = RULED;
+    const key = hashKey(item.hash);
+    const at = places.get(key);
+    if (at === undefined) places.set(key, i);
+    else if (typeof at === 'number') places.set(key, [at, i]);
+    else at.push(i);
+  }
+  const keys = { places, allRuled };
+  planKeys.set(plan, keys);
+  return keys;
+}
+
+/**
  * The plan a pass would make, from the records alone, for a store that holds what disk
  * does (a watched mount whose watcher has passed over all it saw): or undefined where the
  * records hold anything only a pass settles — an effect pending, a conflict, or a path the
@@ -28,8 +78,22 @@ export type { SearchItem } from './search-items.ts';
  */
 function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): SearchItem[] | undefined {
   const { config } = ctx;
+  const records = ctx.store.scan(branch, config.name, dir);
+  const made = plans.get(records);
+  if (made !== undefined) {
+    // Searched again: its keys are worth making now (`keysOf`).
+    if (made !== null) searchedAgain.add(made);
+    return made ?? undefined;
+  }
+  const plan = planOf(records);
+  plans.set(records, plan ?? null);
+  return plan;
+}
+
+/** The plan `records` make ({@link planFromRecords}), or undefined where they settle nothing. */
+function planOf(records: Iterable<StoredPath>): SearchItem[] | undefined {
   const plan: SearchItem[] = [];
-  for (const rec of ctx.store.scan(branch, config.name, dir)) {
+  for (const rec of records) {
     if (rec.pending !== null || rec.mark?.conflict) return undefined;
     if (rec.tree !== null) {
       plan.push({ path: rec.path, source: 'workspace', hash: rec.tree.hash, size: rec.tree.size });
@@ -192,7 +256,9 @@ const CONFLICT_RULED = 2;
  * verdicts and batches while its Worker waited for the first. A file not judged yet reads
  * as not ruled out — read, never wrongly left out.
  */
-function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boolean): Verdicts & { judge(i: number): void } {
+function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boolean, lookup: BlobLookup | undefined): Verdicts & { judge(i: number): void } {
+  const judged = lookup === undefined ? undefined : judgedByKeys(plan, lookup);
+  if (judged !== undefined) return { plan, out: judged, judge: () => {} };
   const out = new Uint8Array(plan.length);
   const judge = (i: number) => {
     const item = plan[i];
@@ -203,6 +269,30 @@ function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boo
   return { plan, out, judge };
 }
 
+
+/**
+ * Every file's verdict at once, from the blobs the lookup named (by key) and those it does
+ * not cover, where the plan has its keys ({@link keysOf}) and the lookup gives its keys;
+ * else undefined. As {@link verdictsOf} judges each file: a file is ruled out unless its
+ * blob's key is among the named ones or its blob is not indexed (a key shared by two
+ * hashes keeps both in: read, never wrongly left out).
+ */
+function judgedByKeys(plan: readonly SearchItem[], lookup: BlobLookup): Uint8Array | undefined {
+  const named = lookup.may.sortedKeys;
+  if (named === undefined) return undefined;
+  const keys = keysOf(plan);
+  if (keys === undefined) return undefined;
+  const out = keys.allRuled.slice();
+  const keep = (key: number) => {
+    const at = keys.places.get(key);
+    if (at === undefined) return;
+    if (typeof at === 'number') out[at] = 0;
+    else for (const i of at) out[i] = 0;
+  };
+  for (const key of named) keep(key);
+  for (const hash of lookup.unindexed) keep(hashKey(hash));
+  return out;
+}
 
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
 interface ReadBatch {
@@ -317,7 +407,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
   const may = lookup?.may;
   const unindexed = lookup?.unindexed;
   const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
-  const verdicts = verdictsOf(plan, ruledOut);
+  const verdicts = verdictsOf(plan, ruledOut, lookup);
   const { out } = verdicts;
   // What a file costs a batch: the bytes it reads (its verdict looked up first).
   const sizeOf = (i: number) => {
