@@ -269,7 +269,6 @@ function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boo
   return { plan, out, judge };
 }
 
-
 /**
  * Every file's verdict at once, from the blobs the lookup named (by key) and those it does
  * not cover, where the plan has its keys ({@link keysOf}) and the lookup gives its keys;
