@@ -32,6 +32,8 @@ function fileText(k: number, matching: boolean): string {
   if (matching) lines.push(k % 2 === 0 ? `needle${k}x();` : `NEEDLE${k}X();`);
   return `${lines.join(k % 5 === 0 ? '\r\n' : '\n')}\n`;
 }
+/** How many files hold a line matching `needle\d+x` as written (the even ones among every seventh). */
+const MATCHING = Array.from({ length: N }, (_, k) => k).filter((k) => k % 7 === 0 && k % 2 === 0).length;
 const pathOf = (k: number) => `${['', 'src/', 'src/deep/', 'docs/'][k % 4]}f${String(k).padStart(3, '0')}.ts`;
 
 let root: string;
@@ -120,7 +122,7 @@ describe('a search remembered', () => {
     expect(await answer(mount, question)).toEqual(expected);
     const first = sent();
     // The even files that match hold `needle…x`: the rest (every file the index named) were found with no line.
-    const matching = Array.from({ length: N }, (_, k) => k).filter((k) => k % 7 === 0 && k % 2 === 0).length;
+    const matching = MATCHING;
     const workers = viaWorkers();
     expect(first).toBe(workers ? N : 0);
     expect(memo.size).toEqual({ searches: 1, blobs: workers ? N - matching : 0 });
@@ -151,7 +153,7 @@ describe('a search remembered', () => {
     expect(sent()).toBe(0);
     // And the case-sensitive search again: its own memory, untouched by the others'.
     await answer(mount, { pattern: 'needle\\d+x' });
-    expect(sent()).toBe(workers ? Array.from({ length: N }, (_, k) => k).filter((k) => k % 7 === 0 && k % 2 === 0).length : 0);
+    expect(sent()).toBe(workers ? MATCHING : 0);
     expect(memo.size.searches).toBe(3);
   });
 

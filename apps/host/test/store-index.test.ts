@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { sha256 } from '../src/host.ts';
 import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { CANDIDATES_SQL, hashKey, matchQuery } from '../src/store/sqlite-store.ts';
+import { CANDIDATES_SQL, matchQuery } from '../src/store/sqlite-store.ts';
+import { hashKey } from '../src/store/store.ts';
 import type { BlobLookup } from '../src/store/store.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
 

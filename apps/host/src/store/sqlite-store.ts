@@ -15,7 +15,6 @@ import { StoreError, faultKind, storeFault } from './faults.ts';
 import { type BlobLookup, type BranchInfo, childrenOf, hashKey, type IndexTerm, type QuietRecord, type QuietRecords, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
-export { hashKey } from './store.ts';
 export type { BranchInfo, Version } from './store.ts';
 
 /** The branch a new store starts on. */

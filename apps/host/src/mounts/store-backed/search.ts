@@ -10,7 +10,7 @@
  */
 import type { StoredPath } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
-import { ahead as aheadOf, BATCH_BYTES, batchesOf, type Counted, ONE_SHOT_BATCH_FILES, prescanJob } from '../../grep/prescan.ts';
+import { ahead as aheadOf, BATCH_BYTES, batchesOf, type Counted, ONE_SHOT_BATCH_FILES, type PrescanVerdict, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
 import { type BlobLookup, hashKey } from '../../store/store.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
@@ -328,7 +328,18 @@ function wantedOf(items: readonly number[], { plan, out }: Verdicts): string[] {
 async function readBatch(ctx: StoreMountContext, items: readonly number[], verdicts: Verdicts, ahead: Ahead | undefined, ids?: BlobLookup['ids']): Promise<ReadBatch> {
   const none = new Set<string>();
   const counted = new Map<string, Counted['counted']>();
+  const blobs = new Map<string, Uint8Array>();
   const known = ahead?.noLines;
+  /** A Worker's verdict on blob `h`, taken (a `'none'` remembered for this search); false where it gave none. */
+  const took = (h: string, v: PrescanVerdict | null): boolean => {
+    if (v === null) return false;
+    if (v === 'none') {
+      none.add(h);
+      known?.add(h);
+    } else if ('counted' in v) counted.set(h, v.counted);
+    else blobs.set(h, v);
+    return true;
+  };
   // Blobs this search (the same pattern and options) found no line in before: neither read nor scanned again.
   const wanted: string[] = [];
   for (const h of wantedOf(items, verdicts)) {
@@ -345,7 +356,6 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
       if (item.source === 'workspace') largest = Math.max(largest, item.size, item.conflict?.size ?? 0);
     }
     const file = store.packedBlobFile?.();
-    const blobs = new Map<string, Uint8Array>();
     if (file !== undefined) {
       ahead.readFile = true;
       const answer = await prescanner.blobs(prescanJob(ahead.query, [], largest, undefined, { file, hashes: wanted, ...(ids === undefined ? {} : { ids: wanted.map((h) => ids.get(h) ?? null) }) }));
@@ -354,13 +364,7 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
       if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
       const left: string[] = [];
       wanted.forEach((h, k) => {
-        const v = answer?.verdicts[k] ?? null;
-        if (v === 'none') {
-          none.add(h);
-          known?.add(h);
-        } else if (v !== null && 'counted' in v) counted.set(h, v.counted);
-        else if (v !== null) blobs.set(h, v);
-        else left.push(h);
+        if (!took(h, answer?.verdicts[k] ?? null)) left.push(h);
       });
       if (left.length > 0) for (const [h, bytes] of store.getBlobs(left)) blobs.set(h, bytes);
       return { items, blobs, none, counted };
@@ -377,16 +381,9 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
     // file slow now and then.
     if (answer === undefined && ++ahead.misses >= AHEAD_MISSES) ahead.on = false;
     hashes.forEach((h, k) => {
-      const v = answer?.verdicts[k] ?? null;
-      if (v === 'none') {
-        none.add(h);
-        known?.add(h);
-      } else if (v !== null && 'counted' in v) counted.set(h, v.counted);
-      else if (v !== null) blobs.set(h, v);
-      else {
-        const p = packed.get(h) as { codec: string; bytes: Uint8Array };
-        blobs.set(h, unpackBlob(p.codec, p.bytes));
-      }
+      if (took(h, answer?.verdicts[k] ?? null)) return;
+      const p = packed.get(h) as { codec: string; bytes: Uint8Array };
+      blobs.set(h, unpackBlob(p.codec, p.bytes));
     });
     return { items, blobs, none, counted };
   } catch (err) {
