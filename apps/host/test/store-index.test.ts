@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { sha256 } from '../src/host.ts';
 import { packBlob, unpackBlob } from '../src/store/blob-codec.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { CANDIDATES_SQL, matchQuery } from '../src/store/sqlite-store.ts';
+import { CANDIDATES_SQL, matchQuery, type SqliteStore } from '../src/store/sqlite-store.ts';
 import { hashKey } from '../src/store/store.ts';
 import type { BlobLookup } from '../src/store/store.ts';
 import { enc, seededRandom, tempDir } from './fixtures.ts';
@@ -370,5 +370,71 @@ describe("a one-shot grep whose Workers read the store's file", () => {
       expect(readdirSync(storeDir).filter((n) => n.endsWith('-wal') || n.endsWith('-shm'))).toEqual([]);
     }
     expect(existsSync(join(storeDir, 'store.sqlite'))).toBe(true);
+  });
+});
+
+describe('the search index read as it goes', () => {
+  /** Every id a lookup names, read to its end; `between` runs after the first `at` of them. */
+  function namedIds(lookup: NonNullable<ReturnType<NonNullable<SqliteStore['blobIdsMayHold']>>>, at = -1, between = () => {}): number[] {
+    const ids: number[] = [];
+    for (let id = lookup.next(); id !== undefined; id = lookup.next()) {
+      ids.push(id);
+      if (ids.length === at) between();
+    }
+    return ids;
+  }
+
+  test('names the blobs the whole lookup names, by row id, ascending, and holds one view while this connection writes and indexes more', async () => {
+    const store = await openStore(storePath());
+    const texts = Array.from({ length: 300 }, (_, k) => enc(`const item${k} = ${k % 3 === 0 ? 'findMeError' : 'other'};\n`));
+    for (const t of texts) store.putBlob(sha256(t), t);
+    store.barrier();
+    while (store.indexSome(1_000) > 0);
+    const terms = ['findMeError'];
+    const whole = store.blobsMayHold(terms);
+    const lookup = store.blobIdsMayHold(terms);
+    if (lookup === undefined) throw new Error('no lookup');
+    expect(lookup.unindexed.size).toBe(0);
+    let added = 0;
+    const ids = namedIds(lookup, 20, () => {
+      // Half way: more matching blobs stored and indexed on the store's own connection.
+      for (let k = 0; k < 50; k++) {
+        const t = enc(`const late${k} = findMeError;\n`);
+        store.putBlob(sha256(t), t);
+        added++;
+      }
+      store.barrier();
+      while (store.indexSome(1_000) > 0);
+    });
+    expect(added).toBe(50);
+    expect(ids.length).toBe(whole.may.size);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    for (const t of texts.filter((_, k) => k % 3 === 0)) expect(ids).toContain(whole.ids?.get(sha256(t)) as number);
+    // A lookup begun now names them too.
+    const after = store.blobIdsMayHold(terms);
+    expect(after === undefined ? [] : namedIds(after)).toHaveLength(whole.may.size + 50);
+    store.close();
+  });
+
+  test('a blob stored since the index last ran is unindexed; inside a write transaction there is no lookup; a lookup let go early reads no more', async () => {
+    const store = await openStore(storePath());
+    const t = enc('function lateError() {}\n');
+    store.putBlob(sha256(t), t);
+    store.barrier();
+    const lookup = store.blobIdsMayHold(['lateError']);
+    expect(lookup?.unindexed.has(sha256(t))).toBe(true);
+    expect(lookup?.next()).toBeUndefined();
+    while (store.indexSome(1_000) > 0);
+    const named = store.blobIdsMayHold(['lateError']);
+    expect(named?.unindexed.size).toBe(0);
+    named?.close();
+    expect(named?.next()).toBeUndefined();
+    // A blob stored is held in a transaction the other connection cannot see yet.
+    store.putBlob(sha256(enc('held')), enc('held'));
+    expect((store as unknown as { db: Database }).db.inTransaction).toBe(true);
+    expect(store.blobIdsMayHold(['lateError'])).toBeUndefined();
+    store.barrier();
+    expect(store.blobIdsMayHold(['lateError'])).toBeDefined();
+    store.close();
   });
 });

@@ -12,7 +12,7 @@ import { looksBinary } from '@ws/text';
 import { packBlob, packBlobSoon, unpackBlob } from './blob-codec.ts';
 import { repackBlob } from './repack.ts';
 import { StoreError, faultKind, storeFault } from './faults.ts';
-import { type BlobLookup, type BranchInfo, childrenOf, hashKey, type IndexTerm, type QuietRecord, type QuietRecords, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from './store.ts';
+import { type BlobIdLookup, type BlobLookup, type BranchInfo, childrenOf, hashKey, type IndexTerm, type QuietRecord, type QuietRecords, type ReviewNote, type Store, type TreeChildren, type TreeFile, type Version } from './store.ts';
 
 export { StoreError } from './faults.ts';
 export type { BranchInfo, Version } from './store.ts';
@@ -188,12 +188,32 @@ function namedBlobs(rows: Iterable<{ readonly id: number; readonly hash: Hash }>
       return i < 0 ? undefined : ids[i];
     },
     size: keys.length,
-    sortedKeys: keys,
   };
 }
 
 /** The blobs the search index names for a query, by hash: each read from the covering index (`blob_id_hash`), not the row, whose page it would read. */
 export const CANDIDATES_SQL = 'SELECT b.id, b.hash FROM blob_text t JOIN blob b INDEXED BY blob_id_hash ON b.id = t.rowid WHERE blob_text MATCH ?';
+
+/** The row ids of the blobs the search index names for a query, ascending (the index's own order). */
+const NAMED_IDS_SQL = 'SELECT rowid FROM blob_text WHERE blob_text MATCH ?';
+
+/** How much of the store's file the lookups' connection maps, as grep's Workers' do (`blob-file.ts`). */
+const LOOKUP_MMAP_BYTES = 256 << 20;
+
+/** A read-only connection to the store's file for index lookups read across a search's awaits ({@link SqliteStore.blobIdsMayHold}). */
+function lookupConnection(file: string): Database {
+  // `bun:sqlite` is loaded with the store (`open-store.ts`): here it is, already.
+  const { Database: Connection } = require('bun:sqlite') as typeof import('bun:sqlite');
+  const db = new Connection(file, { readonly: true });
+  try {
+    db.run('PRAGMA busy_timeout = 2000');
+    db.run(`PRAGMA mmap_size = ${LOOKUP_MMAP_BYTES}`);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
 
 /** A hash as the host writes it (SHA-256, hex), wherever a record's JSON holds one. */
 const HASH_IN_RECORD = /[0-9a-f]{64}/g;
@@ -337,6 +357,8 @@ export class SqliteStore implements Store {
   /** Set once the store was found damaged: every later call says so. */
   private broken: StoreError | undefined;
   private open = true;
+  /** The index lookups' own connection ({@link blobIdsMayHold}), opened with the first. */
+  private lookups: Database | undefined;
   /**
    * Record writes not yet sent to SQLite, each table's by key (the last write of a key
    * wins), and history rows in order: written many to a statement when enough are held,
@@ -946,6 +968,47 @@ export class SqliteStore implements Store {
     });
   }
 
+  blobIdsMayHold(terms: readonly IndexTerm[], caseInsensitive = false): BlobIdLookup | undefined {
+    const file = this.packedBlobFile();
+    if (file === undefined || this.db.inTransaction) return undefined;
+    const query = matchQuery(terms, caseInsensitive);
+    return this.guard('read', () => {
+      // What the index does not cover is read here first (this connection sees every blob
+      // it holds), the named blobs on the other after: a blob indexed between the two is
+      // in both, and read; none is in neither.
+      const unindexed = new Set((this.q.unindexedHashes.all() as { hash: string }[]).map((r) => r.hash));
+      this.lookups ??= lookupConnection(file);
+      const statement = this.lookups.prepare(NAMED_IDS_SQL);
+      const rows = statement.iterate(query) as IterableIterator<{ rowid: number }>;
+      let open = true;
+      const close = () => {
+        if (!open) return;
+        open = false;
+        statement.finalize();
+      };
+      return {
+        unindexed,
+        next: () => {
+          if (!open) return undefined;
+          try {
+            const row = rows.next();
+            if (!row.done) return row.value.rowid;
+          } catch (err) {
+            close();
+            throw new StoreError(`the search index could not be read: ${err instanceof Error ? err.message : String(err)}`);
+          }
+          close();
+          return undefined;
+        },
+        close,
+      };
+    });
+  }
+
+  blobIds(): Map<Hash, number> {
+    return this.guard('read', () => new Map((this.db.query('SELECT hash, id FROM blob').values() as [string, number][])));
+  }
+
   // The record writes a pass makes for each path are held (see `held`) and written many
   // rows to a statement: a first sync makes tens of thousands.
 
@@ -1277,6 +1340,8 @@ export class SqliteStore implements Store {
     if (!this.open) return;
     this.open = false;
     this.dropAllHeld();
+    this.lookups?.close(true);
+    this.lookups = undefined;
     for (const statement of Object.values(this.q)) statement.finalize();
     for (const { statement } of this.manyRows.values()) statement.finalize();
     this.db.close();

@@ -57,12 +57,8 @@ export type IndexTerm = string | readonly string[];
  * one it named: a blob it wrongly keeps in is searched, and found to hold no match.
  */
 export interface BlobLookup {
-  /**
-   * Indexed blobs whose text may hold every term (a superset of those that do); `size`: how
-   * many the index named; `sortedKeys`, where the store keeps them so: each named blob's
-   * {@link hashKey}, in order — a blob whose hash has one of them may hold the terms.
-   */
-  readonly may: { has(hash: Hash): boolean; readonly size: number; readonly sortedKeys?: Float64Array };
+  /** Indexed blobs whose text may hold every term (a superset of those that do); `size`: how many the index named. */
+  readonly may: { has(hash: Hash): boolean; readonly size: number };
   /** Blobs the index does not cover (not yet indexed, or kept out): any of them may hold the terms. */
   readonly unindexed: ReadonlySet<Hash>;
   /**
@@ -72,6 +68,19 @@ export interface BlobLookup {
    * wrongly kept blob is given is another's).
    */
   readonly ids?: { get(hash: Hash): number | undefined };
+}
+
+/**
+ * The search index's lookup read as it goes ({@link Store.blobIdsMayHold}): a search's
+ * Workers start on the first blobs it names while it names the rest.
+ */
+export interface BlobIdLookup {
+  /** As {@link BlobLookup.unindexed}. */
+  readonly unindexed: ReadonlySet<Hash>;
+  /** The row id (`packedBlobFile`'s) of the next indexed blob that may hold every term, ascending; undefined where none is left. Throws where the lookup fails. */
+  next(): number | undefined;
+  /** Lets the lookup go, read to its end or not. */
+  close(): void;
 }
 
 /**
@@ -197,6 +206,16 @@ export interface Store extends StorePort {
    * `unindexed` holds them not. Throws where no term gives the index anything to look up.
    */
   blobsMayHold(terms: readonly IndexTerm[], caseInsensitive?: boolean): BlobLookup;
+  /**
+   * {@link blobsMayHold} read a blob at a time, from a connection of the lookup's own (one
+   * view of the store however long it is read, whatever this connection writes
+   * meanwhile), by row id. Optional; undefined where the store has no file another
+   * connection could open, or this connection has a transaction open (its writes are not
+   * yet the other's to see).
+   */
+  blobIdsMayHold?(terms: readonly IndexTerm[], caseInsensitive?: boolean): BlobIdLookup | undefined;
+  /** Each blob's row id (`packedBlobFile`'s), by hash. Optional, with {@link blobIdsMayHold}. */
+  blobIds?(): Map<Hash, number>;
   /**
    * Adds blobs the search index lacks, in small transactions, for about `budgetMs` (none
    * while a write transaction is open); answers how many are left.

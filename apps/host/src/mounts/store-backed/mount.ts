@@ -192,8 +192,7 @@ export function storeMount(config: MountConfig, deps: StoreMountDeps): StoreMoun
       }
       const settled = await settledNow(ctx);
       const after: PlanAfter = {};
-      const lookFor = await indexLookup(ctx, query);
-      if (lookFor !== undefined) after.lookFor = lookFor;
+      Object.assign(after, await indexLookup(ctx, query));
       const plan = await guarded(ctx, { verb: 'Searching', path }, () => lock.run(() => searchPlan(ctx, path, settled, after)), (message) => [{ path, source: 'skip' as const, reason: message }]);
       yield* searchBytes(ctx, plan, query, after);
       // Every file planned was read: a pass that changed nothing keeps its record now.

@@ -10,9 +10,9 @@
  */
 import type { StoredPath } from '@ws/reconcile';
 import type { SearchFile, SearchQuery } from '@ws/tools';
-import { ahead as aheadOf, BATCH_BYTES, batchesOf, type Counted, ONE_SHOT_BATCH_FILES, type PrescanVerdict, prescanJob } from '../../grep/prescan.ts';
+import { ahead as aheadOf, BATCH_BYTES, BATCH_FILES, batchesOf, type Counted, ONE_SHOT_BATCH_FILES, type PrescanVerdict, prescanJob } from '../../grep/prescan.ts';
 import { unpackBlob } from '../../store/blob-codec.ts';
-import { type BlobLookup, hashKey } from '../../store/store.ts';
+import type { BlobIdLookup, BlobLookup } from '../../store/store.ts';
 import { type StoreMountContext, scopeOf } from './context.ts';
 import { passKeepingWalk, quietKeeping, quietPassOf, quietPlan } from './quiet.ts';
 import { reportedItems, type SearchItem, sortedIfNeeded } from './search-items.ts';
@@ -25,50 +25,13 @@ export type { SearchItem } from './search-items.ts';
  * Each plan made from a store's records, by the records it was made of (null: they
  * settled nothing). The store hands out the same records again (`Store.scan`'s cache)
  * until anything is written, here or by another connection, so a warm server's greps of
- * an unchanged tree plan once, and judge each file by its blob's place ({@link PlanKeys}).
+ * an unchanged tree plan once, and search it as the index's lookup names its blobs
+ * ({@link searchStreamed}).
  */
 const plans = new WeakMap<object, SearchItem[] | null>();
 
-/**
- * Where each blob of a plan made from records lies in it, by its hash's key (`hashKey`),
- * and the plan's verdicts with every workspace file ruled out: a search whose lookup gives
- * its named blobs' keys (`BlobLookup.may.sortedKeys`) judges the plan by the few blobs
- * named, not each of its tens of thousands of files by its hash (some 6 ms a warm grep of
- * the bench tree). Made on a plan's second search: a plan searched once judges as before.
- */
-interface PlanKeys {
-  readonly places: Map<number, number | number[]>;
-  readonly allRuled: Uint8Array;
-}
-const planKeys = new WeakMap<readonly SearchItem[], PlanKeys | null>();
-/** Plans made from records that were searched again. */
+/** Plans made from records that were searched again (their row ids are then worth making: `idsOf`). */
 const searchedAgain = new WeakSet<readonly SearchItem[]>();
-
-/** `plan`'s keys (undefined: not a plan made from records, or searched once only so far, or one holding a conflict). */
-function keysOf(plan: readonly SearchItem[]): PlanKeys | undefined {
-  if (!searchedAgain.has(plan)) return undefined;
-  const known = planKeys.get(plan);
-  if (known !== undefined) return known ?? undefined;
-  const places = new Map<number, number | number[]>();
-  const allRuled = new Uint8Array(plan.length);
-  for (let i = 0; i < plan.length; i++) {
-    const item = plan[i];
-    if (item.source !== 'workspace') continue;
-    if (item.conflict !== undefined) {
-      planKeys.set(plan, null);
-      return undefined;
-    }
-    allRuled[i] = RULED;
-    const key = hashKey(item.hash);
-    const at = places.get(key);
-    if (at === undefined) places.set(key, i);
-    else if (typeof at === 'number') places.set(key, [at, i]);
-    else at.push(i);
-  }
-  const keys = { places, allRuled };
-  planKeys.set(plan, keys);
-  return keys;
-}
 
 /**
  * The plan a pass would make, from the records alone, for a store that holds what disk
@@ -81,7 +44,7 @@ function planFromRecords(ctx: StoreMountContext, branch: string, dir: string): S
   const records = ctx.store.scan(branch, config.name, dir);
   const made = plans.get(records);
   if (made !== undefined) {
-    // Searched again: its keys are worth making now (`keysOf`).
+    // Searched again: its row ids are worth making now (`idsOf`).
     if (made !== null) searchedAgain.add(made);
     return made ?? undefined;
   }
@@ -140,6 +103,8 @@ export interface PlanAfter {
   keep?: () => void;
   lookFor?: () => BlobLookup | undefined;
   lookup?: BlobLookup;
+  /** The same lookup read as it goes (`Store.blobIdsMayHold`), for {@link searchStreamed}; undefined where the store has none. */
+  streamFor?: () => BlobIdLookup | undefined;
 }
 
 /**
@@ -147,20 +112,34 @@ export interface PlanAfter {
  * narrow it — no terms — or the lookup failed, and every file is read). Loads grep's
  * engine, which the search needs next anyway.
  */
-export async function indexLookup(ctx: StoreMountContext, query: SearchQuery | undefined): Promise<(() => BlobLookup | undefined) | undefined> {
-  if (query === undefined) return undefined;
+export async function indexLookup(ctx: StoreMountContext, query: SearchQuery | undefined): Promise<Pick<PlanAfter, 'lookFor' | 'streamFor'>> {
+  if (query === undefined) return {};
   // grep's engine loads with the first search, not with the mount.
   const terms = (await import('@ws/grep')).indexTerms(query.pattern, query);
-  if (terms === undefined) return undefined;
-  return () => {
+  if (terms === undefined) return {};
+  const caseInsensitive = query.caseInsensitive === true;
+  const { store } = ctx;
+  // The index is an optimisation: where a lookup fails, every file is read.
+  const failed = (err: unknown) => {
+    if (process.env.WS_DEBUG === '1') console.error(err);
+    return undefined;
+  };
+  const lookFor = () => {
     try {
-      return ctx.store.blobsMayHold(terms, query.caseInsensitive === true);
+      return store.blobsMayHold(terms, caseInsensitive);
     } catch (err) {
-      // The index is an optimisation: without it every file is read.
-      if (process.env.WS_DEBUG === '1') console.error(err);
-      return undefined;
+      return failed(err);
     }
   };
+  if (store.blobIdsMayHold === undefined) return { lookFor };
+  const streamFor = () => {
+    try {
+      return store.blobIdsMayHold?.(terms, caseInsensitive);
+    } catch (err) {
+      return failed(err);
+    }
+  };
+  return { lookFor, streamFor };
 }
 
 /**
@@ -256,9 +235,7 @@ const CONFLICT_RULED = 2;
  * verdicts and batches while its Worker waited for the first. A file not judged yet reads
  * as not ruled out — read, never wrongly left out.
  */
-function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boolean, lookup: BlobLookup | undefined): Verdicts & { judge(i: number): void } {
-  const judged = lookup === undefined ? undefined : judgedByKeys(plan, lookup);
-  if (judged !== undefined) return { plan, out: judged, judge: () => {} };
+function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boolean): Verdicts & { judge(i: number): void } {
   const out = new Uint8Array(plan.length);
   const judge = (i: number) => {
     const item = plan[i];
@@ -267,30 +244,6 @@ function verdictsOf(plan: readonly SearchItem[], ruledOut: (hash: string) => boo
     if (item.conflict && ruledOut(item.conflict.hash)) out[i] |= CONFLICT_RULED;
   };
   return { plan, out, judge };
-}
-
-/**
- * Every file's verdict at once, from the blobs the lookup named (by key) and those it does
- * not cover, where the plan has its keys ({@link keysOf}) and the lookup gives its keys;
- * else undefined. As {@link verdictsOf} judges each file: a file is ruled out unless its
- * blob's key is among the named ones or its blob is not indexed (a key shared by two
- * hashes keeps both in: read, never wrongly left out).
- */
-function judgedByKeys(plan: readonly SearchItem[], lookup: BlobLookup): Uint8Array | undefined {
-  const named = lookup.may.sortedKeys;
-  if (named === undefined) return undefined;
-  const keys = keysOf(plan);
-  if (keys === undefined) return undefined;
-  const out = keys.allRuled.slice();
-  const keep = (key: number) => {
-    const at = keys.places.get(key);
-    if (at === undefined) return;
-    if (typeof at === 'number') out[at] = 0;
-    else for (const i of at) out[i] = 0;
-  };
-  for (const key of named) keep(key);
-  for (const hash of lookup.unindexed) keep(hashKey(hash));
-  return out;
 }
 
 /** One batch of the plan, read: the blobs by hash, or why they could not be read. */
@@ -397,13 +350,29 @@ async function readBatch(ctx: StoreMountContext, items: readonly number[], verdi
  * come as `noMatch`, and with grep's Workers, so do the files they searched ahead and
  * found no line of matching.
  */
-export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query: SearchQuery | undefined, after: Pick<PlanAfter, 'lookFor' | 'lookup'>): AsyncIterable<SearchFile> {
+export async function* searchBytes(ctx: StoreMountContext, plan: readonly SearchItem[], query: SearchQuery | undefined, after: Pick<PlanAfter, 'lookFor' | 'lookup' | 'streamFor'>): AsyncIterable<SearchFile> {
+  const noLines = query === undefined ? undefined : ctx.noLines?.search(searchKey(prescanJob(query, [], 0)));
+  const ahead: Ahead | undefined = query === undefined ? undefined : { query, on: true, misses: 0, readFile: false, ...(noLines === undefined ? {} : { noLines }) };
+  // Batches in flight: one a Worker and one more; a long-running host's search keeps two
+  // a Worker (`Prescanner.longRunning`: a warm regex grep took some 5% less time than with
+  // one), where a one-shot command's caller shares the cores with its Worker.
+  const depth = ctx.prescanner === undefined || query === undefined ? 1 : (ctx.prescanner.longRunning === true ? 2 : 1) * ctx.prescanner.parallel + 1;
+  const streamed = ahead === undefined || after.lookup !== undefined ? undefined : streamedLane(ctx, plan, after);
+  if (streamed !== undefined && ahead !== undefined) {
+    try {
+      yield* searchStreamed(ctx, plan, streamed.ids, streamed.named, ahead, depth);
+    } finally {
+      // The Workers kept the store's file open from batch to batch: the search is over.
+      if (ahead.readFile) await ctx.prescanner?.release();
+    }
+    return;
+  }
   // The plan's own lookup where it took one; else taken now, after the plan.
   const lookup = after.lookup ?? after.lookFor?.();
   const may = lookup?.may;
   const unindexed = lookup?.unindexed;
   const ruledOut = (hash: string) => may !== undefined && !may.has(hash) && !(unindexed as ReadonlySet<string>).has(hash);
-  const verdicts = verdictsOf(plan, ruledOut, lookup);
+  const verdicts = verdictsOf(plan, ruledOut);
   const { out } = verdicts;
   // What a file costs a batch: the bytes it reads (its verdict looked up first).
   const sizeOf = (i: number) => {
@@ -412,12 +381,6 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
     if (item.source !== 'workspace') return 0;
     return ((out[i] & RULED) === 0 ? item.size : 0) + (item.conflict !== undefined && (out[i] & CONFLICT_RULED) === 0 ? item.conflict.size : 0);
   };
-  const noLines = query === undefined ? undefined : ctx.noLines?.search(searchKey(prescanJob(query, [], 0)));
-  const ahead: Ahead | undefined = query === undefined ? undefined : { query, on: true, misses: 0, readFile: false, ...(noLines === undefined ? {} : { noLines }) };
-  // Batches in flight: one a Worker and one more; a long-running host's search keeps two
-  // a Worker (`Prescanner.longRunning`: a warm regex grep took some 5% less time than with
-  // one), where a one-shot command's caller shares the cores with its Worker.
-  const depth = ctx.prescanner === undefined || query === undefined ? 1 : (ctx.prescanner.longRunning === true ? 2 : 1) * ctx.prescanner.parallel + 1;
   // A one-shot command's batches are smaller: fewer bytes held at once (`ONE_SHOT_BATCH_FILES`).
   const limits = ctx.oneShot ? { files: ONE_SHOT_BATCH_FILES, bytes: BATCH_BYTES } : undefined;
   // Files with no match, in a row, go to the search as one: a step each through the
@@ -445,17 +408,7 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
         }
         const run = none.take();
         if (run !== undefined) yield run;
-        let found: SearchFile[];
-        try {
-          if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
-          found = await bytesOf(ctx, item, batch, (hash) => ruledOut(hash) || batch.none.has(hash));
-        } catch (err) {
-          // One file that can't be read is skipped with why; the search goes on.
-          if (process.env.WS_DEBUG === '1') console.error(err);
-          const why = err instanceof Error ? err.message : String(err);
-          found = [{ path: item.path, skipped: err instanceof Error && err.name === 'StoreError' ? why : ctx.words.failed('Reading', item.path, why) }];
-        }
-        yield* found;
+        yield* await filesFrom(ctx, item, batch, ruledOut);
       }
       // A batch's run is told before the next batch is waited for: the search's progress and deadline see it.
       const run = none.take();
@@ -465,6 +418,226 @@ export async function* searchBytes(ctx: StoreMountContext, plan: readonly Search
     // The Workers kept the store's file open from batch to batch: the search is over.
     if (ahead?.readFile) await ctx.prescanner?.release();
   }
+}
+
+/** What a search offers of one planned file from its batch; one that can't be read is skipped with why (the search goes on). */
+async function filesFrom(ctx: StoreMountContext, item: SearchItem, batch: ReadBatch, ruledOut: (hash: string) => boolean): Promise<SearchFile[]> {
+  try {
+    if (item.source === 'workspace' && batch.error !== undefined) throw batch.error;
+    return await bytesOf(ctx, item, batch, (hash) => ruledOut(hash) || batch.none.has(hash));
+  } catch (err) {
+    if (process.env.WS_DEBUG === '1') console.error(err);
+    const why = err instanceof Error ? err.message : String(err);
+    return [{ path: item.path, skipped: err instanceof Error && err.name === 'StoreError' ? why : ctx.words.failed('Reading', item.path, why) }];
+  }
+}
+
+/**
+ * A plan's workspace files by their blobs' row ids (`Store.blobIds`), for
+ * {@link searchStreamed}; made on the plan's second search (a plan searched once, the
+ * tree changed since, pays nothing for them).
+ */
+interface PlanIds {
+  /** Each blob's places in the plan, by its row id. */
+  readonly places: Map<number, number | number[]>;
+  /** Each of the plan's blobs' row ids, by hash (what grep's Workers read them by). */
+  readonly ids: Map<string, number>;
+  /** The places of files whose blob had no row id when this was made: read every search. */
+  readonly unnamed: readonly number[];
+  /** Every workspace file ruled out (the lookup's named blobs are then let in). */
+  readonly allRuled: Uint8Array;
+  /** Each planned file's path and size, in plan order: a run of files with no match goes to the search as a slice of each. */
+  readonly paths: readonly string[];
+  readonly sizes: readonly number[];
+}
+const planIds = new WeakMap<readonly SearchItem[], PlanIds | null>();
+
+/** `plan`'s ids (undefined: not a plan made from records searched again, one holding a conflict, or a store without ids). */
+function idsOf(ctx: StoreMountContext, plan: readonly SearchItem[]): PlanIds | undefined {
+  if (!searchedAgain.has(plan)) return undefined;
+  const known = planIds.get(plan);
+  if (known !== undefined) return known ?? undefined;
+  const made = planIdsOf(plan, ctx.store.blobIds?.());
+  planIds.set(plan, made ?? null);
+  return made;
+}
+
+function planIdsOf(plan: readonly SearchItem[], all: Map<string, number> | undefined): PlanIds | undefined {
+  if (all === undefined) return undefined;
+  const places = new Map<number, number | number[]>();
+  const ids = new Map<string, number>();
+  const unnamed: number[] = [];
+  const allRuled = new Uint8Array(plan.length);
+  const paths: string[] = [];
+  const sizes: number[] = [];
+  for (let i = 0; i < plan.length; i++) {
+    const item = plan[i];
+    paths.push(item.path);
+    sizes.push(item.source === 'workspace' ? item.size : 0);
+    if (item.source !== 'workspace') continue;
+    if (item.conflict !== undefined) return undefined;
+    allRuled[i] = RULED;
+    const id = all.get(item.hash);
+    if (id === undefined) {
+      unnamed.push(i);
+      continue;
+    }
+    ids.set(item.hash, id);
+    const at = places.get(id);
+    if (at === undefined) places.set(id, i);
+    else if (typeof at === 'number') places.set(id, [at, i]);
+    else at.push(i);
+  }
+  return { places, ids, unnamed, allRuled, paths, sizes };
+}
+
+/**
+ * The streamed lane's plan ids and lookup, where a search takes it: a plan made from
+ * records and searched again, with no conflict, whose store reads its lookup as it goes
+ * and whose Workers read blobs from the store's file.
+ */
+function streamedLane(ctx: StoreMountContext, plan: readonly SearchItem[], after: Pick<PlanAfter, 'streamFor'>): { ids: PlanIds; named: BlobIdLookup } | undefined {
+  if (after.streamFor === undefined || ctx.prescanner === undefined || ctx.store.packedBlobFile?.() === undefined) return undefined;
+  const ids = idsOf(ctx, plan);
+  if (ids === undefined) return undefined;
+  const named = after.streamFor();
+  return named === undefined ? undefined : { ids, named };
+}
+
+/** A batch of {@link searchStreamed}: its files by place, and its reading once started. */
+interface StreamedBatch {
+  readonly items: number[];
+  read?: Promise<ReadBatch>;
+  done?: ReadBatch;
+}
+
+/** A batch of no blobs, for a planned file read from disk. */
+const NO_BLOBS: ReadBatch = { items: [], blobs: new Map(), none: new Set(), counted: new Map() };
+
+/** Yields to the event loop: a batch just started reaches its Worker, an answer is taken. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * {@link searchBytes} as the index's lookup names the blobs: each named blob's files go
+ * into a batch as the lookup reads on (in row-id order, the store file's), and a batch
+ * starts in grep's Workers as soon as it is full, while the lookup still reads — a warm
+ * regex grep of the bench tree waited some 12 ms for the whole lookup before its first
+ * batch left. Fewer than `depth` batches run at a time, each started as one ends, so a
+ * batch takes the search's page as full (`counting`) once it is. The files are offered
+ * in plan order, each once its batch is read; those between (ruled out, or found with no
+ * matching line) as one run, a slice of the plan's paths and sizes. The one rule is
+ * {@link searchBytes}': a file is left out only where the index or a Worker's scan says
+ * no line of it matches. Where the lookup fails part way, every file it did not name
+ * is read.
+ */
+async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem[], ids: PlanIds, named: BlobIdLookup, ahead: Ahead, depth: number): AsyncIterable<SearchFile> {
+  const out = ids.allRuled.slice();
+  const verdicts: Verdicts = { plan, out };
+  const batches: StreamedBatch[] = [];
+  // Each place's batch (-1: none; a file ruled out, or read from disk).
+  const batchOf = new Int32Array(plan.length).fill(-1);
+  let running = 0;
+  let started = 0;
+  const startMore = () => {
+    while (running < depth && started < batches.length) {
+      const batch = batches[started++];
+      running++;
+      // `readBatch` answers a failure as the batch's error; it never rejects.
+      batch.read = readBatch(ctx, batch.items, verdicts, ahead, ids.ids).then((read) => {
+        batch.done = read;
+        running--;
+        startMore();
+        return read;
+      });
+    }
+  };
+  let items: number[] = [];
+  let bytes = 0;
+  let files = 0;
+  const cut = (): boolean => {
+    if (items.length === 0) return false;
+    for (const i of items) batchOf[i] = batches.length;
+    batches.push({ items });
+    items = [];
+    bytes = 0;
+    files = 0;
+    startMore();
+    return true;
+  };
+  // A blob's places into the batch being made (a place already in one stays there).
+  const take = (at: number | readonly number[]): boolean => {
+    const places = typeof at === 'number' ? [at] : at;
+    let size = 0;
+    for (const i of places) if (out[i] !== 0) size = Math.max(size, (plan[i] as { size: number }).size);
+    const full = files > 0 && (files >= BATCH_FILES || bytes + size > BATCH_BYTES) && cut();
+    for (const i of places) {
+      if (out[i] === 0) continue;
+      out[i] = 0;
+      items.push(i);
+    }
+    bytes += size;
+    files++;
+    return full;
+  };
+  let failed = false;
+  try {
+    for (let id = named.next(); id !== undefined; id = named.next()) {
+      const at = ids.places.get(id);
+      // A batch just started: its Worker takes it while the lookup reads on.
+      if (at !== undefined && take(at)) await turn();
+    }
+  } catch (err) {
+    if (process.env.WS_DEBUG === '1') console.error(err);
+    failed = true;
+  } finally {
+    named.close();
+  }
+  for (const hash of named.unindexed) {
+    const id = ids.ids.get(hash);
+    const at = id === undefined ? undefined : ids.places.get(id);
+    if (at !== undefined) take(at);
+  }
+  for (const i of ids.unnamed) take(i);
+  if (failed) for (let i = 0; i < plan.length; i++) if (out[i] !== 0) take(i);
+  cut();
+
+  // The planned files before `from` were offered to the search.
+  let from = 0;
+  const runTo = (to: number): SearchFile | undefined => {
+    if (to <= from) return undefined;
+    const run = { noMatches: { paths: ids.paths.slice(from, to), sizes: ids.sizes.slice(from, to) } };
+    from = to;
+    return run;
+  };
+  for (let i = 0; i < plan.length; i++) {
+    if (out[i] !== 0) continue;
+    const item = plan[i];
+    const k = batchOf[i];
+    let batch = k === -1 ? NO_BLOBS : batches[k].done;
+    if (batch === undefined) {
+      // The files before it are told before its batch is waited for: the search's progress and deadline see them.
+      const run = runTo(i);
+      if (run !== undefined) yield run;
+      batch = await (batches[k].read as Promise<ReadBatch>);
+    }
+    if (item.source === 'workspace' && batch.error === undefined) {
+      if (batch.none.has(item.hash)) continue; // in the run
+      const found = batch.blobs.get(item.hash);
+      const counted = found === undefined ? batch.counted.get(item.hash) : undefined;
+      const run = runTo(i);
+      if (run !== undefined) yield run;
+      from = i + 1;
+      if (found !== undefined) yield { path: item.path, bytes: found };
+      else if (counted !== undefined) yield { path: item.path, counted };
+      continue;
+    }
+    const run = runTo(i);
+    if (run !== undefined) yield run;
+    from = i + 1;
+    yield* await filesFrom(ctx, item, batch, () => false);
+  }
+  const run = runTo(plan.length);
+  if (run !== undefined) yield run;
 }
 
 async function bytesOf(ctx: StoreMountContext, item: SearchItem, { blobs, counted }: Pick<ReadBatch, 'blobs' | 'counted'>, ruledOut: (hash: string) => boolean): Promise<SearchFile[]> {
