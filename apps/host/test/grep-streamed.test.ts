@@ -18,6 +18,7 @@ import type { MountConfig } from '../src/config.ts';
 import { grepWorkers } from '../src/grep/runner.ts';
 import { type Host, openHost } from '../src/host.ts';
 import { storeMount } from '../src/mounts/store-backed/mount.ts';
+import { STREAM_HOLD } from '../src/mounts/store-backed/search.ts';
 import type { BlobIdLookup, Store } from '../src/store/store.ts';
 import { seededRandom, tempDir } from './fixtures.ts';
 import { testConfig, writeFiles } from './host-fixtures.ts';
@@ -125,6 +126,16 @@ describe('a search as the lookup names its blobs', () => {
     for (const question of questions.slice(1)) await expectSame(question);
     // Pages that fill early (a small budget): the rest counted, as a scan counts them.
     for (const offset of [0, 7, 150]) await expectSame({ pattern: 'thing\\d+', offset }, 2_000);
+  });
+
+  test('with no room for blobs read ahead, each batch starts when the search reaches it, and the answers are the same', async () => {
+    const was = STREAM_HOLD.bytes;
+    STREAM_HOLD.bytes = 0;
+    try {
+      for (const question of [{ pattern: 'function\\s+\\w+Error' }, { pattern: 'thing\\d+', output: 'count' }, { pattern: 'SharedError', offset: 3 }]) await expectSame(question);
+    } finally {
+      STREAM_HOLD.bytes = was;
+    }
   });
 
   test('two searches at once, each reading its own lookup, answer as each alone', async () => {

@@ -504,11 +504,29 @@ function streamedLane(ctx: StoreMountContext, plan: readonly SearchItem[], after
   return named === undefined ? undefined : { ids, named };
 }
 
-/** A batch of {@link searchStreamed}: its files by place, and its reading once started. */
+/** A batch of {@link searchStreamed}: its files by place, its reading once started, and the bytes of the blobs it read. */
 interface StreamedBatch {
   readonly items: number[];
   read?: Promise<ReadBatch>;
   done?: ReadBatch;
+  bytes?: number;
+}
+
+/**
+ * How many bytes of blobs read {@link searchStreamed} lets wait for the search before it
+ * starts no more batches in the lookup's order: the lookup names blobs in the store's
+ * order, the search takes them in the plan's, and a batch read long before the search
+ * reaches its files would otherwise hold their bytes meanwhile — every batch of a tree
+ * stored against path order, before the page is full and later batches only count.
+ * Mutable for tests only (an answer must not change with it).
+ */
+export const STREAM_HOLD: { bytes: number } = { bytes: 32 << 20 };
+
+/** The bytes of the blobs a batch read holds. */
+function bytesHeld(read: ReadBatch): number {
+  let n = 0;
+  for (const bytes of read.blobs.values()) n += bytes.length;
+  return n;
 }
 
 /** A batch of no blobs, for a planned file read from disk. */
@@ -536,20 +554,41 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   const batches: StreamedBatch[] = [];
   // Each place's batch (-1: none; a file ruled out, or read from disk).
   const batchOf = new Int32Array(plan.length).fill(-1);
+  // The places of each batch the search has not yet taken, and the bytes of the batches
+  // read whose files it has not all taken (their blobs wait for it here).
+  const left: number[] = [];
+  let held = 0;
   let running = 0;
-  let started = 0;
+  // Batches before this one were all started (some after it too, out of turn).
+  let next = 0;
+  const start = (batch: StreamedBatch) => {
+    running++;
+    // `readBatch` answers a failure as the batch's error; it never rejects.
+    batch.read = readBatch(ctx, batch.items, verdicts, ahead, ids.ids).then((read) => {
+      batch.done = read;
+      batch.bytes = bytesHeld(read);
+      held += batch.bytes;
+      running--;
+      startMore();
+      return read;
+    });
+  };
+  // In the lookup's order, fewer than `depth` at a time, and none while the blobs read wait
+  // past {@link STREAM_HOLD} for the search (which starts the batch it waits for itself).
   const startMore = () => {
-    while (running < depth && started < batches.length) {
-      const batch = batches[started++];
-      running++;
-      // `readBatch` answers a failure as the batch's error; it never rejects.
-      batch.read = readBatch(ctx, batch.items, verdicts, ahead, ids.ids).then((read) => {
-        batch.done = read;
-        running--;
-        startMore();
-        return read;
-      });
+    while (running < depth && held < STREAM_HOLD.bytes && next < batches.length) {
+      const batch = batches[next++];
+      if (batch.read === undefined) start(batch);
     }
+  };
+  // The search has taken the file at `i` of batch `k`: a batch all taken lets its blobs go.
+  const taken = (k: number) => {
+    if (--left[k] > 0) return;
+    const batch = batches[k];
+    held -= batch.bytes ?? 0;
+    batch.done = undefined;
+    batch.read = undefined;
+    startMore();
   };
   let items: number[] = [];
   let bytes = 0;
@@ -557,6 +596,7 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   const cut = (): boolean => {
     if (items.length === 0) return false;
     for (const i of items) batchOf[i] = batches.length;
+    left.push(items.length);
     batches.push({ items });
     items = [];
     bytes = 0;
@@ -618,8 +658,12 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
       // The files before it are told before its batch is waited for: the search's progress and deadline see them.
       const run = runTo(i);
       if (run !== undefined) yield run;
-      batch = await (batches[k].read as Promise<ReadBatch>);
+      const waited = batches[k];
+      // Not started yet (the lookup's order is not the plan's): started now, out of turn.
+      if (waited.read === undefined) start(waited);
+      batch = await (waited.read as Promise<ReadBatch>);
     }
+    if (k !== -1) taken(k);
     if (item.source === 'workspace' && batch.error === undefined) {
       if (batch.none.has(item.hash)) continue; // in the run
       const found = batch.blobs.get(item.hash);
