@@ -26,8 +26,8 @@ import { testConfig, writeFiles } from './host-fixtures.ts';
 setDefaultTimeout(120_000);
 
 const seed = process.env.WS_SEED ? Number(process.env.WS_SEED) : 1601;
-/** More files than two batches hold (`BATCH_FILES`), so the lookup names several batches' worth. */
-const N = 420;
+/** More files than the batches a search runs at once hold (`BATCH_FILES` each), so some start out of turn. */
+const N = 900;
 const pathOf = (k: number) => `${['a', 'b/c', 'b/d/e', 'z'][k % 4]}/f${String(k).padStart(3, '0')}.ts`;
 
 /** Every file holds the pattern's words (the index names it); some hold a matching line; every ninth is shared by many paths. */
@@ -135,6 +135,40 @@ describe('a search as the lookup names its blobs', () => {
       for (const question of [{ pattern: 'function\\s+\\w+Error' }, { pattern: 'thing\\d+', output: 'count' }, { pattern: 'SharedError', offset: 3 }]) await expectSame(question);
     } finally {
       STREAM_HOLD.bytes = was;
+    }
+  });
+
+  test('each batch is read once, whether the lookup’s order or the search started it', async () => {
+    if (!streams()) return expect(store.blobIdsMayHold).toBeUndefined();
+    // Each batch a Worker reads asks for the store's file once.
+    const room = STREAM_HOLD.bytes;
+    const real = store.packedBlobFile?.bind(store);
+    let asked = 0;
+    store.packedBlobFile = () => {
+      asked++;
+      return real?.();
+    };
+    const batchesOf = async (room: number) => {
+      const was = STREAM_HOLD.bytes;
+      STREAM_HOLD.bytes = room;
+      try {
+        await hostAnswer({ pattern: 'thing' });
+        asked = 0;
+        await hostAnswer({ pattern: 'thing\\d+', output: 'count' });
+        return asked;
+      } finally {
+        STREAM_HOLD.bytes = was;
+      }
+    };
+    try {
+      // With no room, the search starts every batch itself, each once; with room, the lookup's
+      // order starts most; with a byte's room, each in turn by whichever comes first.
+      const alone = await batchesOf(0);
+      expect(alone).toBeGreaterThan(3);
+      expect(await batchesOf(room)).toBe(alone);
+      expect(await batchesOf(1)).toBe(alone);
+    } finally {
+      store.packedBlobFile = real;
     }
   });
 

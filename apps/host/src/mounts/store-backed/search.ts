@@ -507,6 +507,7 @@ function streamedLane(ctx: StoreMountContext, plan: readonly SearchItem[], after
 /** A batch of {@link searchStreamed}: its files by place, its reading once started, and the bytes of the blobs it read. */
 interface StreamedBatch {
   readonly items: number[];
+  started?: true;
   read?: Promise<ReadBatch>;
   done?: ReadBatch;
   bytes?: number;
@@ -562,6 +563,7 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   // Batches before this one were all started (some after it too, out of turn).
   let next = 0;
   const start = (batch: StreamedBatch) => {
+    batch.started = true;
     running++;
     // `readBatch` answers a failure as the batch's error; it never rejects.
     batch.read = readBatch(ctx, batch.items, verdicts, ahead, ids.ids).then((read) => {
@@ -578,7 +580,7 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   const startMore = () => {
     while (running < depth && held < STREAM_HOLD.bytes && next < batches.length) {
       const batch = batches[next++];
-      if (batch.read === undefined) start(batch);
+      if (!batch.started) start(batch);
     }
   };
   // The search has taken the file at `i` of batch `k`: a batch all taken lets its blobs go.
@@ -660,7 +662,7 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
       if (run !== undefined) yield run;
       const waited = batches[k];
       // Not started yet (the lookup's order is not the plan's): started now, out of turn.
-      if (waited.read === undefined) start(waited);
+      if (!waited.started) start(waited);
       batch = await (waited.read as Promise<ReadBatch>);
     }
     if (k !== -1) taken(k);
