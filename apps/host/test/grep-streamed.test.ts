@@ -104,6 +104,30 @@ async function expectSame(input: Record<string, unknown>, budget?: number): Prom
   return got;
 }
 
+/** Runs `body` with each of the store's lookups calling `before(k)` ahead of reading its k-th id (the first is 1). */
+async function withLookups(before: (k: number) => void, body: () => Promise<void>): Promise<void> {
+  const real = store.blobIdsMayHold as NonNullable<Store['blobIdsMayHold']>;
+  store.blobIdsMayHold = (terms, caseInsensitive) => {
+    const got = real(terms, caseInsensitive);
+    if (got === undefined) return got;
+    let read = 0;
+    const wrapped: BlobIdLookup = {
+      unindexed: got.unindexed,
+      next: () => {
+        before(++read);
+        return got.next();
+      },
+      close: () => got.close(),
+    };
+    return wrapped;
+  };
+  try {
+    await body();
+  } finally {
+    store.blobIdsMayHold = real;
+  }
+}
+
 describe('a search as the lookup names its blobs', () => {
   test('every question, on every page and in every mode, answers as a scan of every blob does', async () => {
     const questions: Record<string, unknown>[] = [
@@ -183,62 +207,31 @@ describe('a search as the lookup names its blobs', () => {
 
   test('a lookup that fails part way: every blob it did not name is read, and the answer is whole', async () => {
     if (!streams()) return expect(await hostAnswer({ pattern: 'function\\s+\\w+Error' })).toEqual(await plainAnswer({ pattern: 'function\\s+\\w+Error' }));
-    const real = store.blobIdsMayHold as NonNullable<Store['blobIdsMayHold']>;
     let failures = 0;
-    store.blobIdsMayHold = (terms, caseInsensitive) => {
-      const got = real(terms, caseInsensitive);
-      if (got === undefined) return got;
-      let read = 0;
-      const failing: BlobIdLookup = {
-        unindexed: got.unindexed,
-        next: () => {
-          if (++read > 30) {
-            failures++;
-            throw new Error('the search index could not be read: disk I/O error');
-          }
-          return got.next();
-        },
-        close: () => got.close(),
-      };
-      return failing;
+    const failing = (k: number) => {
+      if (k <= 30) return;
+      failures++;
+      throw new Error('the search index could not be read: disk I/O error');
     };
-    try {
+    await withLookups(failing, async () => {
       await expectSame({ pattern: 'function\\s+\\w+Error' });
       await expectSame({ pattern: 'return thing\\d+', output: 'count' });
-    } finally {
-      store.blobIdsMayHold = real;
-    }
+    });
     // Each search's lookup failed (the one before each question's too).
     expect(failures).toBeGreaterThanOrEqual(2);
   });
 
   test('the host writing on its own connection while the lookup reads changes nothing the search sees', async () => {
     if (!streams()) return expect(store.blobIdsMayHold).toBeUndefined();
-    const real = store.blobIdsMayHold as NonNullable<Store['blobIdsMayHold']>;
     let wrote = 0;
-    store.blobIdsMayHold = (terms, caseInsensitive) => {
-      const got = real(terms, caseInsensitive);
-      if (got === undefined) return got;
-      let read = 0;
-      return {
-        unindexed: got.unindexed,
-        next: () => {
-          // Mid-lookup: a blob stored and indexed on the host's connection (no tree refers to it).
-          if (++read === 20) {
-            const text = new TextEncoder().encode(`function written${wrote++}Error() {}\n`);
-            store.putBlob(new Bun.CryptoHasher('sha256').update(text).digest('hex'), text);
-            store.indexSome(1_000);
-          }
-          return got.next();
-        },
-        close: () => got.close(),
-      };
+    // Mid-lookup: a blob stored and indexed on the host's connection (no tree refers to it).
+    const writing = (k: number) => {
+      if (k !== 20) return;
+      const text = new TextEncoder().encode(`function written${wrote++}Error() {}\n`);
+      store.putBlob(new Bun.CryptoHasher('sha256').update(text).digest('hex'), text);
+      store.indexSome(1_000);
     };
-    try {
-      await expectSame({ pattern: 'function\\s+\\w+Error' });
-    } finally {
-      store.blobIdsMayHold = real;
-    }
+    await withLookups(writing, () => expectSame({ pattern: 'function\\s+\\w+Error' }).then(() => {}));
     expect(wrote).toBeGreaterThanOrEqual(1);
   });
 
