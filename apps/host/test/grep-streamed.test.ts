@@ -271,4 +271,39 @@ describe('a search as the lookup names its blobs', () => {
       for (const question of questions) await expectSame(question, r(2) === 0 ? 3_000 : undefined);
     }
   });
+
+  test('a search let go part way (its deadline, a cancelled call) starts no batch after', async () => {
+    if (!streams()) return expect(store.blobIdsMayHold).toBeUndefined();
+    // Many more batches than run at once, stored in path order: the first file's batch is among the first started.
+    const bulk: Record<string, string> = {};
+    for (let k = 0; k < 2_400; k++) bulk[`bulk/g${String(k).padStart(4, '0')}.ts`] = `export const bulkword${k} = ${k};\n`;
+    writeFiles(root, bulk);
+    await handleToolCall(host.workspace, { name: 'sync', input: {} });
+    await host.indexer?.current();
+    const real = store.packedBlobFile?.bind(store);
+    let asked = 0;
+    store.packedBlobFile = () => {
+      asked++;
+      return real?.();
+    };
+    try {
+      // The new plan searched once, so the searches after it are searched again.
+      await hostAnswer({ pattern: 'thing' });
+      const query = { pattern: 'bulkword\\d+', caseInsensitive: false, fixedStrings: false, multiline: false };
+      // A whole search's batches.
+      asked = 0;
+      await hostAnswer({ pattern: query.pattern, output: 'count' });
+      const whole = asked;
+      asked = 0;
+      const files = host.workspace.mounts[0].searchFiles('', query)[Symbol.asyncIterator]();
+      expect((await files.next()).done).toBe(false);
+      await files.return?.(undefined);
+      const atReturn = asked;
+      await Bun.sleep(500);
+      expect(asked).toBe(atReturn);
+      expect(atReturn).toBeLessThan(whole / 2);
+    } finally {
+      store.packedBlobFile = real;
+    }
+  });
 });

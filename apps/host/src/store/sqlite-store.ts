@@ -1340,7 +1340,7 @@ export class SqliteStore implements Store {
     if (!this.open) return;
     this.open = false;
     this.dropAllHeld();
-    this.lookups?.close(true);
+    this.lookups?.close();
     this.lookups = undefined;
     for (const statement of Object.values(this.q)) statement.finalize();
     for (const { statement } of this.manyRows.values()) statement.finalize();

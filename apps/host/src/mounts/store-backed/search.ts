@@ -560,6 +560,8 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   const left: number[] = [];
   let held = 0;
   let running = 0;
+  // The search let go of (returned early: its deadline, a cancelled call): nothing more starts.
+  let over = false;
   // Batches before this one were all started (some after it too, out of turn).
   let next = 0;
   const start = (batch: StreamedBatch) => {
@@ -578,12 +580,12 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   // In the lookup's order, fewer than `depth` at a time, and none while the blobs read wait
   // past {@link STREAM_HOLD} for the search (which starts the batch it waits for itself).
   const startMore = () => {
-    while (running < depth && held < STREAM_HOLD.bytes && next < batches.length) {
+    while (!over && running < depth && held < STREAM_HOLD.bytes && next < batches.length) {
       const batch = batches[next++];
       if (!batch.started) start(batch);
     }
   };
-  // The search has taken the file at `i` of batch `k`: a batch all taken lets its blobs go.
+  // The search has taken a file of batch `k`: a batch all taken lets its blobs go.
   const taken = (k: number) => {
     if (--left[k] > 0) return;
     const batch = batches[k];
@@ -651,39 +653,44 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
     from = to;
     return run;
   };
-  for (let i = 0; i < plan.length; i++) {
-    if (out[i] !== 0) continue;
-    const item = plan[i];
-    const k = batchOf[i];
-    let batch = k === -1 ? NO_BLOBS : batches[k].done;
-    if (batch === undefined) {
-      // The files before it are told before its batch is waited for: the search's progress and deadline see them.
-      const run = runTo(i);
-      if (run !== undefined) yield run;
-      const waited = batches[k];
-      // Not started yet (the lookup's order is not the plan's): started now, out of turn.
-      if (!waited.started) start(waited);
-      batch = await (waited.read as Promise<ReadBatch>);
-    }
-    if (k !== -1) taken(k);
-    if (item.source === 'workspace' && batch.error === undefined) {
-      if (batch.none.has(item.hash)) continue; // in the run
-      const found = batch.blobs.get(item.hash);
-      const counted = found === undefined ? batch.counted.get(item.hash) : undefined;
+  try {
+    for (let i = 0; i < plan.length; i++) {
+      if (out[i] !== 0) continue;
+      const item = plan[i];
+      const k = batchOf[i];
+      let batch = k === -1 ? NO_BLOBS : batches[k].done;
+      if (batch === undefined) {
+        // The files before it are told before its batch is waited for: the search's progress and deadline see them.
+        const run = runTo(i);
+        if (run !== undefined) yield run;
+        const waited = batches[k];
+        // Not started yet (the lookup's order is not the plan's): started now, out of turn.
+        if (!waited.started) start(waited);
+        batch = await (waited.read as Promise<ReadBatch>);
+      }
+      if (k !== -1) taken(k);
+      if (item.source === 'workspace' && batch.error === undefined) {
+        if (batch.none.has(item.hash)) continue; // in the run
+        const found = batch.blobs.get(item.hash);
+        const counted = found === undefined ? batch.counted.get(item.hash) : undefined;
+        const run = runTo(i);
+        if (run !== undefined) yield run;
+        from = i + 1;
+        if (found !== undefined) yield { path: item.path, bytes: found };
+        else if (counted !== undefined) yield { path: item.path, counted };
+        continue;
+      }
       const run = runTo(i);
       if (run !== undefined) yield run;
       from = i + 1;
-      if (found !== undefined) yield { path: item.path, bytes: found };
-      else if (counted !== undefined) yield { path: item.path, counted };
-      continue;
+      yield* await filesFrom(ctx, item, batch, () => false);
     }
-    const run = runTo(i);
+    const run = runTo(plan.length);
     if (run !== undefined) yield run;
-    from = i + 1;
-    yield* await filesFrom(ctx, item, batch, () => false);
+  } finally {
+    // Let go of early (its deadline, a cancelled call): no batch starts after.
+    over = true;
   }
-  const run = runTo(plan.length);
-  if (run !== undefined) yield run;
 }
 
 async function bytesOf(ctx: StoreMountContext, item: SearchItem, { blobs, counted }: Pick<ReadBatch, 'blobs' | 'counted'>, ruledOut: (hash: string) => boolean): Promise<SearchFile[]> {
