@@ -504,9 +504,13 @@ function streamedLane(ctx: StoreMountContext, plan: readonly SearchItem[], after
   return named === undefined ? undefined : { ids, named };
 }
 
-/** A batch of {@link searchStreamed}: its files by place, its reading once started, and the bytes of the blobs it read. */
+/**
+ * A batch of {@link searchStreamed}: its files by place, how many of them the search has
+ * not yet taken, its reading once started, and the bytes of the blobs it read.
+ */
 interface StreamedBatch {
   readonly items: number[];
+  left: number;
   started?: true;
   read?: Promise<ReadBatch>;
   done?: ReadBatch;
@@ -555,9 +559,7 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   const batches: StreamedBatch[] = [];
   // Each place's batch (-1: none; a file ruled out, or read from disk).
   const batchOf = new Int32Array(plan.length).fill(-1);
-  // The places of each batch the search has not yet taken, and the bytes of the batches
-  // read whose files it has not all taken (their blobs wait for it here).
-  const left: number[] = [];
+  // The bytes of the batches read whose files the search has not all taken (their blobs wait for it here).
   let held = 0;
   let running = 0;
   // The search let go of (returned early: its deadline, a cancelled call): nothing more starts.
@@ -587,8 +589,8 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   };
   // The search has taken a file of batch `k`: a batch all taken lets its blobs go.
   const taken = (k: number) => {
-    if (--left[k] > 0) return;
     const batch = batches[k];
+    if (--batch.left > 0) return;
     held -= batch.bytes ?? 0;
     batch.done = undefined;
     batch.read = undefined;
@@ -600,8 +602,7 @@ async function* searchStreamed(ctx: StoreMountContext, plan: readonly SearchItem
   const cut = (): boolean => {
     if (items.length === 0) return false;
     for (const i of items) batchOf[i] = batches.length;
-    left.push(items.length);
-    batches.push({ items });
+    batches.push({ items, left: items.length });
     items = [];
     bytes = 0;
     files = 0;
