@@ -15,6 +15,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { join } from 'node:path';
 import type { Reading } from '@ws/reconcile';
 import { diskPort, diskReader } from '../src/disk/disk-port.ts';
+import { openDirectory } from '../src/disk/resolve.ts';
 import { walkRules } from '../src/disk/rules.ts';
 import { dec, repeatedNameTree, seededRandom, tempDir, whileSwapping } from './fixtures.ts';
 
@@ -41,15 +42,43 @@ function reader(root: string, how: How): (paths: readonly string[], maxBytes: nu
   return (paths, maxBytes) => searchRead(r, paths, maxBytes);
 }
 
-/** The two swap races below also read each path alone (`read`, a first sync's way), which takes the name's stat for the descriptor's before the read. */
-type SwapHow = How | 'read';
-const SWAP_HOWS: readonly SwapHow[] = [...HOWS, 'read'];
+/**
+ * The two swap races below also read each path alone (`read`, a first sync's way), which
+ * takes the name's stat for the descriptor's before the read; and as a search in parts
+ * reads the files of the directory it just listed (`listed`: the listing's record of a
+ * regular file stands for the name's stat, so the name is opened first and its
+ * descriptor stated before the read and after it), each file that read leaves to the
+ * careful way read by `read`, as the search then reads it.
+ */
+type SwapHow = How | 'read' | 'listed';
+const SWAP_HOWS: readonly SwapHow[] = [...HOWS, 'read', 'listed'];
 function swapReader(root: string, how: SwapHow): (paths: readonly string[], maxBytes: number) => Promise<Reading[]> {
+  if (how === 'listed') return listedReader(root);
   if (how !== 'read') return reader(root, how);
   const disk = diskPort(options(root));
   return async (paths, maxBytes) => {
     const out: Reading[] = [];
     for (const p of paths) out.push(await disk.read(p, maxBytes));
+    return out;
+  };
+}
+
+/** Each file of the root read as a search in parts reads a file its listing called regular (`HeldDir.readWhole`, listed), the rest by `read`. */
+function listedReader(root: string): (names: readonly string[], maxBytes: number) => Promise<Reading[]> {
+  const disk = diskPort(options(root));
+  const into = new Uint8Array(64 * 1024);
+  return async (names, maxBytes) => {
+    const opened = openDirectory(root, '', false);
+    if (!opened.ok || opened.dir.readWhole === undefined) throw new Error('the root is not held by descriptor here');
+    const out: Reading[] = [];
+    try {
+      for (const name of names) {
+        const n = opened.dir.readWhole(name, into, 0, maxBytes, true);
+        out.push(n > 0 ? { kind: 'file', meta: { size: n, mtimeMs: 0, ctimeMs: 0, mode: null, fingerprint: '' }, bytes: into.slice(0, n) } : await disk.read(name, maxBytes));
+      }
+    } finally {
+      opened.dir.close();
+    }
     return out;
   };
 }
@@ -339,7 +368,7 @@ describe('a file and a FIFO swapped while a batch reads them', () => {
       await whileSwapping(root, async () => {
         // More rounds where the name's stat is the only one before the read: its window
         // (between that stat and the open) is all a swap has to land in.
-        for (let round = 0; round < (how === 'search' ? 300 : 1000); round++) {
+        for (let round = 0; round < (how === 'search' || how === 'listed' ? 300 : 1000); round++) {
           for (const got of await read(['sub', 'link'], 1 << 20)) {
             if (got.kind === 'file') {
               expect(text(got)).toBe(FILE);

@@ -36,10 +36,11 @@ export interface HeldDir {
   /**
    * The regular file `name` read whole into `into` from `at` with the guards of a careful
    * read (`Libc.readWholeAt`): its length; -2 where it does not fit there; -1 where
-   * anything is unusual (then read it the careful way). Absent where the directory is
-   * held by path (the fallback).
+   * anything is unusual (then read it the careful way). `listed`: this directory's
+   * listing just recorded `name` as a regular file, which stands for the name's stat (see
+   * `Libc.readWholeAt`). Absent where the directory is held by path (the fallback).
    */
-  readonly readWhole?: (name: string, into: Uint8Array, at: number, maxBytes: number) => number;
+  readonly readWhole?: (name: string, into: Uint8Array, at: number, maxBytes: number, listed?: boolean) => number;
   /** The subdirectory `name`, held (fails with ENOTDIR or ELOOP where it is a symlink). */
   openDir(name: string): HeldDir;
   mkdir(name: string): void;
@@ -147,8 +148,8 @@ class FdDir implements HeldDir {
     return new FdDir(this.c, this.c.openat(this.fd, name, DIR_FLAGS));
   }
 
-  readWhole(name: string, into: Uint8Array, at: number, maxBytes: number): number {
-    return this.c.readWholeAt(this.fd, name, into, at, maxBytes);
+  readWhole(name: string, into: Uint8Array, at: number, maxBytes: number, listed = false): number {
+    return this.c.readWholeAt(this.fd, name, into, at, maxBytes, listed);
   }
 
   mkdir(name: string): void {

@@ -145,9 +145,13 @@ export interface Libc {
    * length; -2 where it is a plain file that does not fit in `into` from `at` (nothing is
    * read); -1 wherever anything else is unusual (not a regular file, empty, over
    * `maxBytes`, changed, any failure): the caller then reads it the careful way, which
-   * says why.
+   * says why. `listed`: the directory's listing recorded `name` as a regular file a moment
+   * ago (a walk reading the files of the directory it just listed), so that record stands
+   * for the name's stat — the file is opened first and its descriptor stated before the
+   * read as after it: one path looked up a file, not two; anything but a regular file
+   * swapped in since is closed unread.
    */
-  readWholeAt(dirfd: number, name: string, into: Uint8Array, at: number, maxBytes: number): number;
+  readWholeAt(dirfd: number, name: string, into: Uint8Array, at: number, maxBytes: number, listed?: boolean): number;
   /**
    * Takes a read lease on `fd` (opened read-only), its break signalled with SIGWINCH
    * (ignored by default) rather than SIGIO (which would end the process): `held` where
@@ -281,19 +285,32 @@ function bind(): Libc | null {
     return true;
   };
   const pread = c.pread as unknown as (fd: number, buf: number, count: number, offset: number) => number | bigint;
-  const readWholeAt = (dirfd: number, name: string, into: Uint8Array, at: number, maxBytes: number): number => {
+  const readWholeAt = (dirfd: number, name: string, into: Uint8Array, at: number, maxBytes: number, listed = false): number => {
     // Five calls a file: the name's stat (only a regular file is opened: never a FIFO, whose
     // opening would wake a writer waiting on it), the open, the read, the descriptor's stat,
     // the close. The descriptor's stat after the read shows the same file as the name's
     // did (device, inode, size, times), so what was read is that file as it was stated:
     // not one swapped in or written to meanwhile (a FIFO swapped in is not read from
-    // either: a pipe cannot be read at an offset).
+    // either: a pipe cannot be read at an offset). A file its listing just recorded as
+    // regular is opened first and its descriptor stated instead of its name: the same five
+    // calls, one path lookup fewer (the name's stat walks the path as the open does).
     const n = cname(name);
-    if (c.fstatat(dir(dirfd), n, beforePtr, AT_SYMLINK_NOFOLLOW) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
+    let fd = -1;
+    if (listed) {
+      fd = c.openat(dir(dirfd), n, READ_FLAGS, 0);
+      if (fd < 0) return -1;
+      if (c.fstatat(fd, ptr(empty), beforePtr, AT_EMPTY_PATH) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) {
+        c.close(fd);
+        return -1;
+      }
+    } else if (c.fstatat(dir(dirfd), n, beforePtr, AT_SYMLINK_NOFOLLOW) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
     const size = beforeView.getUint32(52, true) * 4294967296 + beforeView.getUint32(48, true);
-    if (size === 0 || size > maxBytes) return -1;
-    if (at + size > into.length) return -2;
-    const fd = c.openat(dir(dirfd), n, READ_FLAGS, 0);
+    const fits = size !== 0 && size <= maxBytes ? (at + size > into.length ? -2 : 0) : -1;
+    if (fits < 0) {
+      if (fd >= 0) c.close(fd);
+      return fits;
+    }
+    if (fd < 0) fd = c.openat(dir(dirfd), n, READ_FLAGS, 0);
     if (fd < 0) return -1;
     try {
       const base = ptr(into, at);

@@ -93,8 +93,8 @@ export function searchPart(job: PrescanJob & { part: PartJob }, arena: Uint8Arra
   const tally = newTally();
   let seen = 0;
   let slow = false;
-  /** One file met: read from the directory held for it, and searched ahead. */
-  const file = (path: string, dir: HeldDir | null, name: string) => {
+  /** One file met: read from the directory held for it (`listed`: its listing there just said it is regular), and searched ahead. */
+  const file = (path: string, dir: HeldDir | null, name: string, listed: boolean) => {
     paths.push(path);
     ordinals.push(seen);
     const started = now();
@@ -104,7 +104,7 @@ export function searchPart(job: PrescanJob & { part: PartJob }, arena: Uint8Arra
     }
     // A pattern found slow here or on the other thread: the search scans the rest itself, under its deadline.
     if (!slow && part.full !== undefined && Atomics.load(part.full, SLOW) === 1) slow = true;
-    const n = slow || dir?.readWhole === undefined ? -1 : dir.readWhole(name, arena, 0, part.maxBytes);
+    const n = slow || dir?.readWhole === undefined ? -1 : dir.readWhole(name, arena, 0, part.maxBytes, listed);
     if (n < 0) {
       verdicts.push(null);
       return;
@@ -150,7 +150,8 @@ export function searchPart(job: PrescanJob & { part: PartJob }, arena: Uint8Arra
     try {
       for (const name of part.files) {
         seen++;
-        file(prefix + name, held, name);
+        // Listed on the calling thread, maybe long before: each name is stated before it is opened.
+        file(prefix + name, held, name, false);
       }
     } finally {
       held?.close();
@@ -169,9 +170,10 @@ export function searchPart(job: PrescanJob & { part: PartJob }, arena: Uint8Arra
       ...(keepTemporary ? { onTemporary: (path: string, mtimeMs: number) => temporary.push([path, mtimeMs]) } : {}),
     },
     tally,
-    (path, kind, _info, dir, name) => {
+    (path, kind, info, dir, name) => {
       seen++;
-      if (kind === 'file') file(path, dir, name);
+      // A file told without a stat is one this walk's listing of `dir` recorded as regular just now.
+      if (kind === 'file') file(path, dir, name, info === null);
     },
   );
   const whole = tally.unreadable.length === 0 && tally.incomplete === undefined;
