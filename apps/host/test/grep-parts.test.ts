@@ -404,6 +404,33 @@ describe("a search in parts and its memory", () => {
     expect(next.verdicts.every((v) => v === null)).toBe(true);
   });
 
+  test("files the calling thread's own part found no match in pace its collections at a part of their size; a matching file at its whole", async () => {
+    const tree = tempDir('ws-parts-pace-');
+    const files: Record<string, string> = {};
+    // 40 files of 1,000 bytes with no match, then 10 with one.
+    for (let k = 0; k < 40; k++) files[`p/f${k}.txt`] = `${'x'.repeat(99)}\n`.repeat(10);
+    for (let k = 0; k < 10; k++) files[`q/f${k}.txt`] = `${'needle here, '.padEnd(99, 'x')}\n`.repeat(10);
+    writeFiles(tree, files);
+    const spec = diskPort({ root: tree, rules: walkRules([], undefined, tree), followSymlinks: false, walkCap: 200_000 }).partSpec?.();
+    if (spec === undefined) throw new Error('no search in parts here');
+    const pool = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 4_000 });
+    try {
+      const parts = pool.prescanner.parts;
+      if (parts === undefined) throw new Error("a one-shot pool's prescanner searches in parts");
+      const job = (dir: string) => ({ pattern: 'needle', options: { caseInsensitive: false, fixedStrings: false, multiline: false }, items: [], itemMs: 1_000, stallMs: 2_000, part: { ...spec, dir, maxBytes: MAX_FILE, full: new Int32Array(new SharedArrayBuffer(8)) } });
+      const none = await parts.here(job('p'));
+      expect(none.verdicts.every((v) => v !== null && 'none' in v)).toBe(true);
+      // 40,000 bytes with no match count as 10,000: two collections, 2,000 bytes toward the next.
+      expect((await pool.collections()).caller).toBe(2);
+      const matched = await parts.here(job('q'));
+      expect(matched.verdicts.every((v) => v !== null && 'bytes' in v)).toBe(true);
+      // 10,000 bytes copied out count whole: 12,000 in all, three more.
+      expect((await pool.collections()).caller).toBe(5);
+    } finally {
+      pool.close();
+    }
+  });
+
   test("files a Worker's part found no match in pace the caller's collections, at a part of their size", async () => {
     const pool = grepWorkers({ callerHeapBytes: 2 ** 40, searchedBytes: 256 });
     try {

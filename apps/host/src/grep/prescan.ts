@@ -294,8 +294,10 @@ export const SEARCHED_COLLECT = 8 << 20;
  * the file and its bytes did not come back to the caller: a file of a direct mount's part
  * (`part-search.ts`) with no match or counted, and a store's blob counted for a full page
  * (a store's `'none'` carries no size). The caller's garbage from such a file is its
- * verdict and its path, not its bytes; a part the caller's thread searched itself counts
- * every byte (its scans' garbage is its own). Counted whole, full collections were most of
+ * verdict and its path, not its bytes. So too a file with no match in a part the
+ * caller's thread searched itself: it was read into that thread's one buffer, used again
+ * for the next file; a file with a match there counts every byte (its bytes are copied
+ * out, and its scan's garbage is that thread's own). Counted whole, full collections were most of
  * the caller's time in a grep of the bench tree (a CPU profile: 400 of 740 ms on a direct
  * mount; a one-shot store-backed grep of a common word took 891 ms against 791 at a
  * quarter, its user time 1,066 against 884 ms); not counted at all, the common word peaked

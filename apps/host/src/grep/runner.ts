@@ -460,10 +460,11 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
   /**
    * A read file's verdict as the search takes it. Every file read paces this thread's
    * collections, its bytes come back or not (a file that did not come back counts at
-   * `unread` of its size); a scan made ahead is remembered for its bytes.
+   * `unread` of its size, one with no match at `none`); a scan made ahead is remembered
+   * for its bytes.
    */
-  const readBack = (job: PrescanJob, v: WorkerReadVerdict, unread = 1): ReadVerdict => {
-    if ('none' in v) callerBound.searched(v.none * unread);
+  const readBack = (job: PrescanJob, v: WorkerReadVerdict, unread = 1, none = unread): ReadVerdict => {
+    if ('none' in v) callerBound.searched(v.none * none);
     if ('counted' in v) callerBound.searched(v.counted.size * unread);
     if ('none' in v || 'counted' in v) return v;
     const bytes = 'bytes' in v ? v.bytes : v.reading.kind === 'file' ? v.reading.bytes : null;
@@ -474,9 +475,9 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     return 'bytes' in v ? { bytes: v.bytes } : { reading: v.reading };
   };
   /** A part's answer as the search takes it (a file the search reads itself stays null). */
-  const partBack = (job: PrescanJob, found: PartFound, verdicts: readonly (WorkerReadVerdict | null)[], slow: boolean, unread: number): PartAnswer => ({
+  const partBack = (job: PrescanJob, found: PartFound, verdicts: readonly (WorkerReadVerdict | null)[], slow: boolean, unread: number, none = unread): PartAnswer => ({
     ...found,
-    verdicts: verdicts.map((v) => (v === null ? null : readBack(job, v, unread))),
+    verdicts: verdicts.map((v) => (v === null ? null : readBack(job, v, unread, none))),
     slow,
   });
 
@@ -547,7 +548,9 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
               hereArena ??= new Uint8Array(READ_BATCH.bytes);
               const { scanAhead } = await import('@ws/grep');
               const { verdicts, slow, moved: _, ...found } = searchPart(job as PrescanJob & { part: PartJob }, hereArena, scanAhead, false);
-              const answer = partBack(job, found, verdicts, slow, 1);
+              // A file with no match was read into this thread's own buffer, used again for the next:
+              // what it leaves here is its verdict and path, as a Worker's does (`UNREAD_PACE`).
+              const answer = partBack(job, found, verdicts, slow, 1, UNREAD_PACE);
               callerBound.check();
               return answer;
             },
