@@ -223,6 +223,12 @@ interface Seen {
 
 const unseen = (r: CompiledRun): Seen => ({ from: r.anchorBytes.map(() => Infinity), at: r.anchorBytes.map(() => -1) });
 
+/** `seen` as {@link unseen} made it: nothing looked up yet. */
+function forget(seen: Seen): void {
+  seen.from.fill(Infinity);
+  seen.at.fill(-1);
+}
+
 /** The first place of anchor byte `j` at or after `from`. */
 function nextAnchor(r: CompiledRun, seen: Seen, bytes: Uint8Array, j: number, from: number): number {
   const at = seen.at[j];
@@ -286,6 +292,11 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
   let pivot = 0;
   for (let k = 1; k < compiled.length; k++) if (compiled[k].cost < compiled[pivot].cost) pivot = k;
 
+  // What the line test's lookups found, kept from call to call (forgotten at each start)
+  // rather than made for every file a search reads: undefined while a test is using them
+  // (a visit that tested lines again would make its own).
+  let spare: { readonly pivot: Seen; readonly runs: readonly Seen[] } | undefined = { pivot: unseen(compiled[pivot]), runs: compiled.map(unseen) };
+
   // Only characters and ASCII sets, at least one character, none a line's end: the run is the pattern.
   const exact = topLevel.every((a) => (a.kind === 'character' && a.value < 128 && a.value !== 10 && a.value !== 13) || a.kind === 'set');
   const mayMatch = (bytes: Uint8Array): boolean => {
@@ -333,33 +344,41 @@ export function literalPrefilter(topLevel: readonly TopLevelAtom[], caseInsensit
         return out;
       };
       const p = compiled[pivot];
-      const pivotSeen = unseen(p);
-      const seen = compiled.map(unseen);
-      let from = 0;
-      for (;;) {
-        const at = findRun(p, pivotSeen, bytes, from, bytes.length, spend);
-        if (out) return 'unsure';
-        if (at === -1) return 'done';
-        const lineStart = at === 0 ? 0 : bytes.lastIndexOf(10, at - 1) + 1;
-        const lf = bytes.indexOf(10, at);
-        const lineEnd = lf === -1 ? bytes.length : lf;
-        // Every run in order, each after the one before, within this line (leftmost first
-        // is best: each run has a fixed length, so its first place ends first).
-        // A lone run within its line needs no second look: none of it lies between the
-        // line's start and `at`, as the line starts at or after `from`.
-        let k = compiled.length === 1 && at + p.length <= lineEnd ? 1 : 0;
-        for (let cursor = lineStart; k < compiled.length; k++) {
-          const found = findRun(compiled[k], seen[k], bytes, cursor, lineEnd, spend);
-          if (found === -1 || out) break;
-          cursor = found + compiled[k].length;
+      const mine = spare ?? { pivot: unseen(p), runs: compiled.map(unseen) };
+      spare = undefined;
+      forget(mine.pivot);
+      for (const s of mine.runs) forget(s);
+      const pivotSeen = mine.pivot;
+      const seen = mine.runs;
+      try {
+        let from = 0;
+        for (;;) {
+          const at = findRun(p, pivotSeen, bytes, from, bytes.length, spend);
+          if (out) return 'unsure';
+          if (at === -1) return 'done';
+          const lineStart = at === 0 ? 0 : bytes.lastIndexOf(10, at - 1) + 1;
+          const lf = bytes.indexOf(10, at);
+          const lineEnd = lf === -1 ? bytes.length : lf;
+          // Every run in order, each after the one before, within this line (leftmost first
+          // is best: each run has a fixed length, so its first place ends first).
+          // A lone run within its line needs no second look: none of it lies between the
+          // line's start and `at`, as the line starts at or after `from`.
+          let k = compiled.length === 1 && at + p.length <= lineEnd ? 1 : 0;
+          for (let cursor = lineStart; k < compiled.length; k++) {
+            const found = findRun(compiled[k], seen[k], bytes, cursor, lineEnd, spend);
+            if (found === -1 || out) break;
+            cursor = found + compiled[k].length;
+          }
+          if (out) return 'unsure';
+          if (k === compiled.length && visit(lineStart, lineEnd)) return 'stopped';
+          // A line read in vain counts as a false start too.
+          spend();
+          if (out) return 'unsure';
+          if (lf === -1) return 'done';
+          from = lf + 1;
         }
-        if (out) return 'unsure';
-        if (k === compiled.length && visit(lineStart, lineEnd)) return 'stopped';
-        // A line read in vain counts as a false start too.
-        spend();
-        if (out) return 'unsure';
-        if (lf === -1) return 'done';
-        from = lf + 1;
+      } finally {
+        spare = mine;
       }
     },
   };

@@ -70,8 +70,20 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 const compiled = new Map<string, Matcher>();
 const COMPILED_MAX = 16;
 
+/** The matcher asked for last, and what it was asked for: a search asks again for every file it reads. */
+let last: { readonly pattern: string; readonly flags: number; readonly matcher: Matcher } | undefined;
+
 /** Compiles a pattern (once per pattern and options, kept for the next file); throws GrepError for a bad one. */
 export function compileMatcher(pattern: string, options: PatternOptions): Matcher {
+  const flags = (options.caseInsensitive ? 1 : 0) | (options.fixedStrings ? 2 : 0) | (options.multiline ? 4 : 0);
+  if (last !== undefined && last.pattern === pattern && last.flags === flags) return last.matcher;
+  const matcher = compileKept(pattern, options);
+  last = { pattern, flags, matcher };
+  return matcher;
+}
+
+/** {@link compileMatcher} through the recently compiled: made where none is kept. */
+function compileKept(pattern: string, options: PatternOptions): Matcher {
   const key = `${options.caseInsensitive ? 'i' : ''}${options.fixedStrings ? 'F' : ''}${options.multiline ? 'U' : ''}\0${pattern}`;
   const known = compiled.get(key);
   if (known !== undefined) return known;

@@ -85,3 +85,20 @@ describe('scanAhead from the bytes', () => {
     expect(longest).toBeLessThan(20);
   });
 });
+
+describe('compileMatcher', () => {
+  test('the same pattern asked for again with the same options is the matcher made for them; other options, one of their own', () => {
+    const plain = { caseInsensitive: false, fixedStrings: false, multiline: false };
+    const made = compileMatcher('a.b', plain);
+    expect(compileMatcher('a.b', { ...plain })).toBe(made);
+    // Asked in turn, each set of options gets its own matcher, whatever was asked just before.
+    for (const options of [{ ...plain, caseInsensitive: true }, plain, { ...plain, fixedStrings: true }, { ...plain, multiline: true }, plain]) {
+      const m = compileMatcher('a.b', options);
+      expect(m.options).toEqual(options);
+      expect(m.line.test('A-B')).toBe(options.caseInsensitive && !options.fixedStrings);
+      expect(m.line.test('a.b')).toBe(true);
+      expect(m.line.test('a-b')).toBe(!options.fixedStrings);
+    }
+    expect(compileMatcher('a.c', plain).pattern).toBe('a.c');
+  });
+});

@@ -150,6 +150,41 @@ describe('mayMatchLine', () => {
     expect(prefilter('ab\\s+zq')!.mayMatchLine(enc.encode('z.'.repeat(10_000)))).toBe(false);
   });
 
+  test('one prefilter asked of many files in turn answers each as a new one does (what a lookup found in one file is not taken for the next)', () => {
+    const text = fc
+      .array(fc.constantFrom('ab', 'fun', 'Err', 'Error', 'function', 'x', 'E', '\n', ' ', '1', '_'), { maxLength: 30 })
+      .map((xs) => enc.encode(xs.join('')));
+    const pattern = fc.constantFrom('function\\s+\\w+Error', 'ab.*x', 'x\\s*ab', 'fun\\w+Error', 'Err\\d', 'E\\d+k', 'ab');
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 2, maxLength: 8 }), pattern, fc.boolean(), (files, p, ci) => {
+        const kept = prefilter(p, ci)!;
+        for (const bytes of files) expect(kept.mayMatchLine(bytes)).toBe(prefilter(p, ci)!.mayMatchLine(bytes));
+      }),
+      params(2000),
+    );
+  });
+
+  test('a line test made inside another one\'s visit sees its own file, and leaves the other seeing its own', () => {
+    const lines = (f: NonNullable<ReturnType<typeof prefilter>>, bytes: Uint8Array, inner?: () => void) => {
+      const found: [number, number][] = [];
+      f.linesHolding(bytes, (start, end) => {
+        found.push([start, end]);
+        inner?.();
+        return false;
+      });
+      return found;
+    };
+    const outer = enc.encode('function aError\nx\nfunction bError z\nError function\nfunction c d Error\n');
+    const other = enc.encode('Error\nfunction\n  function q_Error\n');
+    const f = prefilter('function\\s+\\w+Error')!;
+    const alone = lines(prefilter('function\\s+\\w+Error')!, outer);
+    const otherAlone = lines(prefilter('function\\s+\\w+Error')!, other);
+    expect(alone.length).toBe(3);
+    const inside: [number, number][][] = [];
+    expect(lines(f, outer, () => inside.push(lines(f, other)))).toEqual(alone);
+    expect(inside).toEqual(alone.map(() => otherAlone));
+  });
+
   test('a run holding a line feed is on no line, also where it is the only run', () => {
     expect(prefilter('a\\nb')!.mayMatchLine(enc.encode('xa\nbx\n'))).toBe(false);
     expect(prefilter('a\\nb')!.mayMatch(enc.encode('xa\nbx\n'))).toBe(true);
