@@ -77,14 +77,14 @@ let last: { readonly pattern: string; readonly flags: number; readonly matcher: 
 export function compileMatcher(pattern: string, options: PatternOptions): Matcher {
   const flags = (options.caseInsensitive ? 1 : 0) | (options.fixedStrings ? 2 : 0) | (options.multiline ? 4 : 0);
   if (last !== undefined && last.pattern === pattern && last.flags === flags) return last.matcher;
-  const matcher = compileKept(pattern, options);
+  const matcher = compileKept(pattern, options, flags);
   last = { pattern, flags, matcher };
   return matcher;
 }
 
-/** {@link compileMatcher} through the recently compiled: made where none is kept. */
-function compileKept(pattern: string, options: PatternOptions): Matcher {
-  const key = `${options.caseInsensitive ? 'i' : ''}${options.fixedStrings ? 'F' : ''}${options.multiline ? 'U' : ''}\0${pattern}`;
+/** {@link compileMatcher} through the recently compiled (by `flags`, the options as bits): made where none is kept. */
+function compileKept(pattern: string, options: PatternOptions, flags: number): Matcher {
+  const key = `${flags}\0${pattern}`;
   const known = compiled.get(key);
   if (known !== undefined) return known;
   const matcher = compileNew(pattern, options);

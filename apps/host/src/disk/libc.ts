@@ -277,6 +277,8 @@ function bind(): Libc | null {
   // An empty name, for a stat of the descriptor itself; its pointer taken at each call, so the buffer is held by the function.
   const empty = new Uint8Array(new ArrayBuffer(1));
   const READ_FLAGS = O.RDONLY | O.NOFOLLOW | O.NONBLOCK | O.CLOEXEC;
+  /** Whether the stat in `view` is of a regular file. */
+  const regular = (view: DataView): boolean => (view.getUint32(modeAt, true) & 0o170000) === 0o100000;
   /** The fields two stats of one unchanged file share: device and inode (16 bytes at 0), size (48), mtime and ctime (88–120). */
   const unchanged = (): boolean => {
     for (let k = 0; k < 16; k++) if (before[k] !== after[k]) return false;
@@ -299,11 +301,11 @@ function bind(): Libc | null {
     if (listed) {
       fd = c.openat(dir(dirfd), n, READ_FLAGS, 0);
       if (fd < 0) return -1;
-      if (c.fstatat(fd, ptr(empty), beforePtr, AT_EMPTY_PATH) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) {
+      if (c.fstatat(fd, ptr(empty), beforePtr, AT_EMPTY_PATH) < 0 || !regular(beforeView)) {
         c.close(fd);
         return -1;
       }
-    } else if (c.fstatat(dir(dirfd), n, beforePtr, AT_SYMLINK_NOFOLLOW) < 0 || (beforeView.getUint32(modeAt, true) & 0o170000) !== 0o100000) return -1;
+    } else if (c.fstatat(dir(dirfd), n, beforePtr, AT_SYMLINK_NOFOLLOW) < 0 || !regular(beforeView)) return -1;
     const size = beforeView.getUint32(52, true) * 4294967296 + beforeView.getUint32(48, true);
     const fits = size !== 0 && size <= maxBytes ? (at + size > into.length ? -2 : 0) : -1;
     if (fits < 0) {
@@ -320,7 +322,7 @@ function bind(): Libc | null {
         if (got <= 0) break;
         off += got;
       }
-      if (off !== size || c.fstatat(fd, ptr(empty), afterPtr, AT_EMPTY_PATH) < 0 || (afterView.getUint32(modeAt, true) & 0o170000) !== 0o100000 || !unchanged()) return -1;
+      if (off !== size || c.fstatat(fd, ptr(empty), afterPtr, AT_EMPTY_PATH) < 0 || !regular(afterView) || !unchanged()) return -1;
       return size;
     } finally {
       c.close(fd);
@@ -384,7 +386,7 @@ function bind(): Libc | null {
     },
   };
   // What a walk calls for every entry.
-  belowFtl(u64, info, cname, readDirectory, bound.lstatat, bound.openat, bound.close, readWholeAt, unchanged);
+  belowFtl(u64, info, cname, readDirectory, bound.lstatat, bound.openat, bound.close, readWholeAt, regular, unchanged);
   return bound;
 }
 

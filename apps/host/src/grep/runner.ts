@@ -474,10 +474,14 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
     }
     return 'bytes' in v ? { bytes: v.bytes } : { reading: v.reading };
   };
-  /** A part's answer as the search takes it (a file the search reads itself stays null). */
-  const partBack = (job: PrescanJob, found: PartFound, verdicts: readonly (WorkerReadVerdict | null)[], slow: boolean, unread: number, none = unread): PartAnswer => ({
+  /**
+   * A part's answer as the search takes it (a file the search reads itself stays null). A
+   * file with no match counts at `UNREAD_PACE` on either thread: a Worker's bytes stayed
+   * there, and the calling thread read its own into one buffer, used again for the next.
+   */
+  const partBack = (job: PrescanJob, found: PartFound, verdicts: readonly (WorkerReadVerdict | null)[], slow: boolean, unread: number): PartAnswer => ({
     ...found,
-    verdicts: verdicts.map((v) => (v === null ? null : readBack(job, v, unread, none))),
+    verdicts: verdicts.map((v) => (v === null ? null : readBack(job, v, unread, UNREAD_PACE))),
     slow,
   });
 
@@ -548,9 +552,7 @@ export function grepWorkers(bounds: HeapBounds = {}): GrepWorkers {
               hereArena ??= new Uint8Array(READ_BATCH.bytes);
               const { scanAhead } = await import('@ws/grep');
               const { verdicts, slow, moved: _, ...found } = searchPart(job as PrescanJob & { part: PartJob }, hereArena, scanAhead, false);
-              // A file with no match was read into this thread's own buffer, used again for the next:
-              // what it leaves here is its verdict and path, as a Worker's does (`UNREAD_PACE`).
-              const answer = partBack(job, found, verdicts, slow, 1, UNREAD_PACE);
+              const answer = partBack(job, found, verdicts, slow, 1);
               callerBound.check();
               return answer;
             },
